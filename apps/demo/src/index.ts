@@ -1,0 +1,2 @@
+/** Placeholder until the CLI lands. */
+export const packageName = "@toolcap/demo"

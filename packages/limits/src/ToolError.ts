@@ -1,0 +1,145 @@
+/**
+ * The typed failures every toolcap tool shares, each with a stable wire `code` and a message that
+ * says what was wrong and what to do next (DECISIONS §9). Bash's timeout and abort errors, which
+ * carry a partial result, live with the Bash tool in `@toolcap/tools`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * Every wire code a toolcap tool can answer with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ToolErrorCode = Schema.Literal(
+  "TOOL_BINARY_CONTENT",
+  "TOOL_INVALID_INPUT",
+  "TOOL_PATH_DENIED",
+  "TOOL_NOT_FOUND",
+  "TOOL_IS_DIRECTORY",
+  "TOOL_TIMEOUT",
+  "TOOL_ABORTED",
+  "TOOL_SPAWN_FAILED",
+  "TOOL_PATTERN_INVALID"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolErrorCode = typeof ToolErrorCode.Type
+
+/**
+ * Binary content was not dumped into the model's context.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolBinaryContent extends Schema.TaggedError<ToolBinaryContent>()("ToolBinaryContent", {
+  path: Schema.String,
+  size: Schema.Number,
+  reason: Schema.String
+}) {
+  readonly code = "TOOL_BINARY_CONTENT" as const
+  override get message(): string {
+    return `${this.path} looks binary (${this.reason}; ${this.size} bytes), so its content was not returned. Inspect it with a tool made for that format, or Grep text files instead.`
+  }
+}
+
+/**
+ * The input does not fit the tool's schema or range.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolInvalidInput extends Schema.TaggedError<ToolInvalidInput>()("ToolInvalidInput", {
+  tool: Schema.String,
+  field: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "TOOL_INVALID_INPUT" as const
+  override get message(): string {
+    return `${this.tool}: invalid "${this.field}": ${this.reason}`
+  }
+}
+
+/**
+ * The path lies outside every root the host allows (workspace, session scratch, approved external roots).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolPathDenied extends Schema.TaggedError<ToolPathDenied>()("ToolPathDenied", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "TOOL_PATH_DENIED" as const
+  override get message(): string {
+    return `Access to ${this.path} denied: ${this.reason}. Use a path inside the workspace, the session scratch directory, or a root the host approved.`
+  }
+}
+
+/**
+ * Nothing exists at the path.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
+  path: Schema.String
+}) {
+  readonly code = "TOOL_NOT_FOUND" as const
+  override get message(): string {
+    return `${this.path} does not exist. Use Glob to find the right path.`
+  }
+}
+
+/**
+ * A directory was given where a file is needed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolIsDirectory extends Schema.TaggedError<ToolIsDirectory>()("ToolIsDirectory", {
+  path: Schema.String
+}) {
+  readonly code = "TOOL_IS_DIRECTORY" as const
+  override get message(): string {
+    return `${this.path} is a directory, not a file. Use Glob to list its files.`
+  }
+}
+
+/**
+ * A process could not be started.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolSpawnFailed extends Schema.TaggedError<ToolSpawnFailed>()("ToolSpawnFailed", {
+  command: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "TOOL_SPAWN_FAILED" as const
+  override get message(): string {
+    return `Could not start ${this.command}: ${this.reason}`
+  }
+}
+
+/**
+ * A search pattern (regex or glob) was rejected.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolPatternInvalid extends Schema.TaggedError<ToolPatternInvalid>()("ToolPatternInvalid", {
+  pattern: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "TOOL_PATTERN_INVALID" as const
+  override get message(): string {
+    const shown = this.pattern.length > 200 ? `${this.pattern.slice(0, 200)}…` : this.pattern
+    return `Invalid pattern ${JSON.stringify(shown)}: ${this.reason}. Fix the pattern (escape regex metacharacters for a literal search).`
+  }
+}

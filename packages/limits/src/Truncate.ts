@@ -1,0 +1,424 @@
+/**
+ * Keep-head and keep-tail cuts bounded by BOTH a byte and a line budget, over bytes or strings,
+ * one-shot or streaming. Cuts keep whole lines; when not even one whole line fits, the one line
+ * at the kept end is cut at a UTF-8 boundary instead, so the payload is never empty (spec §6.4).
+ *
+ * A "line" is text up to and including `\n`; a final piece without `\n` is a line too.
+ *
+ * @since 0.1.0
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Sink from "effect/Sink"
+import * as Marker from "./Marker.js"
+import * as Utf8 from "./Utf8.js"
+
+/**
+ * Which end of the input survives a cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Keep = "head" | "tail"
+
+/**
+ * A budget for one cut. `maxBytes` must be at least 4 (one code point), `maxLines` at least 1.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CutOptions {
+  readonly keep: Keep
+  readonly maxBytes: number
+  readonly maxLines: number
+}
+
+/**
+ * The outcome of a cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Cut {
+  readonly keep: Keep
+  readonly maxBytes: number
+  readonly maxLines: number
+  /** The kept bytes: a prefix (head) or suffix (tail) of the input, never splitting a sequence. */
+  readonly bytes: Uint8Array
+  /** The kept bytes decoded; invalid input bytes appear as U+FFFD. */
+  readonly text: string
+  readonly truncated: boolean
+  /** Whole lines kept; 0 when a single line was cut to the byte budget. */
+  readonly keptLines: number
+  readonly totalLines: number
+  readonly keptBytes: number
+  readonly totalBytes: number
+  /** Set when no complete line fit: the byte size of the line that was cut. */
+  readonly singleLineBytes: number | undefined
+  /** Byte size of the input's first line (0 for empty input). */
+  readonly firstLineBytes: number
+  /** Byte size of the input's last line (0 for empty input). */
+  readonly lastLineBytes: number
+}
+
+const NEWLINE = 0x0a
+
+const checkOptions = (options: CutOptions): void => {
+  if (!Number.isInteger(options.maxBytes) || options.maxBytes < 4) {
+    throw new RangeError(
+      `maxBytes must be an integer of at least 4 (one code point), got ${options.maxBytes}`
+    )
+  }
+  if (!Number.isInteger(options.maxLines) || options.maxLines < 1) {
+    throw new RangeError(`maxLines must be a positive integer, got ${options.maxLines}`)
+  }
+}
+
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+interface Totals {
+  readonly totalBytes: number
+  readonly totalLines: number
+  readonly firstLineBytes: number
+  readonly lastLineBytes: number
+}
+
+/**
+ * Walks whole lines forward from the start of `window` (a prefix of the input). `complete` says
+ * whether `window` is the whole input; if not, a line without its `\n` inside the window is longer
+ * than the window and so longer than the budget.
+ */
+const walkHead = (window: Uint8Array, complete: boolean, options: CutOptions, totals: Totals): Cut => {
+  const buffer = asBuffer(window)
+  let end = 0
+  let lines = 0
+  while (lines < options.maxLines && end < window.length) {
+    const newline = buffer.indexOf(NEWLINE, end)
+    if (newline === -1 && !complete) break
+    const lineEnd = newline === -1 ? window.length : newline + 1
+    if (lineEnd > options.maxBytes) break
+    end = lineEnd
+    lines++
+  }
+  if (lines === 0 && totals.totalBytes > 0) {
+    const kept = Utf8.prefixBoundary(window, options.maxBytes)
+    return build(window.subarray(0, kept), options, totals, 0, totals.firstLineBytes)
+  }
+  return build(window.subarray(0, end), options, totals, lines, undefined)
+}
+
+/**
+ * Walks whole lines backward from the end of `window` (a suffix of the input). `startsAtLine` says
+ * whether `window[0]` begins a line (it is the input's start, or follows a `\n`); if not, the line
+ * reaching `window[0]` extends before it.
+ */
+const walkTail = (window: Uint8Array, startsAtLine: boolean, options: CutOptions, totals: Totals): Cut => {
+  const buffer = asBuffer(window)
+  let start = window.length
+  let lines = 0
+  while (lines < options.maxLines && start > 0) {
+    // start - 1 is the previous line's own `\n`; search before it for the one ending the line before.
+    const newline = start >= 2 ? buffer.lastIndexOf(NEWLINE, start - 2) : -1
+    if (newline === -1 && !startsAtLine) break
+    const lineStart = newline + 1
+    if (window.length - lineStart > options.maxBytes) break
+    start = lineStart
+    lines++
+  }
+  if (lines === 0 && totals.totalBytes > 0) {
+    const kept = Utf8.suffixBoundary(window, window.length - options.maxBytes)
+    return build(window.subarray(kept), options, totals, 0, totals.lastLineBytes)
+  }
+  return build(window.subarray(start), options, totals, lines, undefined)
+}
+
+const build = (
+  bytes: Uint8Array,
+  options: CutOptions,
+  totals: Totals,
+  keptLines: number,
+  singleLineBytes: number | undefined
+): Cut => ({
+  keep: options.keep,
+  maxBytes: options.maxBytes,
+  maxLines: options.maxLines,
+  bytes,
+  text: Utf8.decode(bytes),
+  truncated: bytes.length < totals.totalBytes,
+  keptLines,
+  totalLines: totals.totalLines,
+  keptBytes: bytes.length,
+  totalBytes: totals.totalBytes,
+  singleLineBytes,
+  firstLineBytes: totals.firstLineBytes,
+  lastLineBytes: totals.lastLineBytes
+})
+
+const fits = (options: CutOptions, totals: Totals): boolean =>
+  totals.totalBytes <= options.maxBytes && totals.totalLines <= options.maxLines
+
+/**
+ * Counts lines of a whole input and measures its first and last lines.
+ */
+const measure = (input: Uint8Array): Totals => {
+  const buffer = asBuffer(input)
+  let newlines = 0
+  let first = -1
+  let last = -1
+  let previous = -1
+  for (let at = buffer.indexOf(NEWLINE); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) {
+    if (first === -1) first = at
+    previous = last
+    last = at
+    newlines++
+  }
+  return totalsOf(input.length, newlines, first, last, previous)
+}
+
+const totalsOf = (
+  totalBytes: number,
+  newlines: number,
+  firstNewline: number,
+  lastNewline: number,
+  previousNewline: number
+): Totals => {
+  const endsWithNewline = totalBytes > 0 && lastNewline === totalBytes - 1
+  const lastLineStart = endsWithNewline ? previousNewline + 1 : lastNewline + 1
+  return {
+    totalBytes,
+    totalLines: newlines + (totalBytes > 0 && !endsWithNewline ? 1 : 0),
+    firstLineBytes: firstNewline === -1 ? totalBytes : firstNewline + 1,
+    lastLineBytes: totalBytes - lastLineStart
+  }
+}
+
+/**
+ * Cuts bytes to a budget.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cutBytes = (input: Uint8Array, options: CutOptions): Cut => {
+  checkOptions(options)
+  const totals = measure(input)
+  if (fits(options, totals)) return build(input, options, totals, totals.totalLines, undefined)
+  return options.keep === "head"
+    ? walkHead(input, true, options, totals)
+    : walkTail(input, true, options, totals)
+}
+
+/**
+ * Cuts text to a budget counted in UTF-8 bytes (a lone surrogate counts as U+FFFD).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cutString = (input: string, options: CutOptions): Cut => cutBytes(Utf8.encode(input), options)
+
+/**
+ * Re-cuts an existing cut to a budget no looser than the one it was made with, keeping the true
+ * totals of the original input. The answer equals cutting the original input to that budget.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const narrow = (cut: Cut, options: Omit<CutOptions, "keep">): Cut => {
+  const next: CutOptions = { keep: cut.keep, maxBytes: options.maxBytes, maxLines: options.maxLines }
+  checkOptions(next)
+  if (next.maxBytes > cut.maxBytes || next.maxLines > cut.maxLines) {
+    throw new RangeError("narrow takes a budget no looser than the cut's own")
+  }
+  const totals: Totals = cut
+  if (fits(next, totals)) return build(cut.bytes, next, totals, totals.totalLines, undefined)
+  if (cut.keep === "head") return walkHead(cut.bytes, !cut.truncated, next, totals)
+  // a tail cut of whole lines starts at a line; a single-line tail cut starts mid-line
+  return walkTail(cut.bytes, !cut.truncated || cut.singleLineBytes === undefined, next, totals)
+}
+
+/**
+ * A cut fed chunk by chunk: any chunking of an input gives the same `Cut` as `cutBytes` on the
+ * whole, in memory bounded by the budget (a head keeps at most `maxBytes`, a tail a ring buffer of
+ * `maxBytes + 4`), with the totals counted over everything fed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StreamCut {
+  /** Feeds the next chunk; the chunk may be reused by the caller afterwards. */
+  readonly push: (chunk: Uint8Array) => void
+  /** The cut of everything fed so far. */
+  readonly result: () => Cut
+  /** Bytes fed so far. */
+  readonly bytesSeen: () => number
+}
+
+/**
+ * Starts a streaming cut. A `StreamCut` has one owner: feed it from one fiber.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stream = (options: CutOptions): StreamCut => {
+  checkOptions(options)
+  return options.keep === "head" ? headStream(options) : tailStream(options)
+}
+
+/** Counts what passes through, the same way `measure` does for a whole input. */
+const makeCounter = () => {
+  let totalBytes = 0
+  let newlines = 0
+  let first = -1
+  let last = -1
+  let previous = -1
+  return {
+    count(chunk: Uint8Array): void {
+      const buffer = asBuffer(chunk)
+      for (let at = buffer.indexOf(NEWLINE); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) {
+        const absolute = totalBytes + at
+        if (first === -1) first = absolute
+        previous = last
+        last = absolute
+        newlines++
+      }
+      totalBytes += chunk.length
+    },
+    totals: (): Totals => totalsOf(totalBytes, newlines, first, last, previous),
+    bytes: (): number => totalBytes
+  }
+}
+
+const headStream = (options: CutOptions): StreamCut => {
+  const counter = makeCounter()
+  // grown by doubling up to maxBytes, so small outputs stay small
+  let retained = new Uint8Array(Math.min(options.maxBytes, 64 * 1024))
+  let filled = 0
+  return {
+    push(chunk) {
+      counter.count(chunk)
+      const room = options.maxBytes - filled
+      if (room <= 0 || chunk.length === 0) return
+      const take = Math.min(room, chunk.length)
+      if (filled + take > retained.length) {
+        const grown = new Uint8Array(Math.min(options.maxBytes, Math.max(retained.length * 2, filled + take)))
+        grown.set(retained.subarray(0, filled))
+        retained = grown
+      }
+      retained.set(take === chunk.length ? chunk : chunk.subarray(0, take), filled)
+      filled += take
+    },
+    result() {
+      const totals = counter.totals()
+      const window = retained.slice(0, filled)
+      if (fits(options, totals)) return build(window, options, totals, totals.totalLines, undefined)
+      return walkHead(window, filled === totals.totalBytes, options, totals)
+    },
+    bytesSeen: counter.bytes
+  }
+}
+
+/** Three bytes of look-back decide whether the first kept byte continues a sequence; one more whether it starts a line. */
+const TAIL_LOOKBACK = 4
+
+const tailStream = (options: CutOptions): StreamCut => {
+  const counter = makeCounter()
+  const capacity = options.maxBytes + TAIL_LOOKBACK
+  // linear [0, filled) until `capacity` bytes were seen, then a full ring whose oldest byte is at `oldest`
+  let ring = new Uint8Array(Math.min(capacity, 64 * 1024))
+  let filled = 0
+  let wrapped = false
+  let oldest = 0
+  return {
+    push(chunk) {
+      counter.count(chunk)
+      if (chunk.length === 0) return
+      if (!wrapped) {
+        if (filled + chunk.length <= capacity) {
+          if (filled + chunk.length > ring.length) {
+            const grown = new Uint8Array(Math.min(capacity, Math.max(ring.length * 2, filled + chunk.length)))
+            grown.set(ring.subarray(0, filled))
+            ring = grown
+          }
+          ring.set(chunk, filled)
+          filled += chunk.length
+          return
+        }
+        const full = new Uint8Array(capacity)
+        if (chunk.length >= capacity) {
+          full.set(chunk.subarray(chunk.length - capacity))
+        } else {
+          const keepOld = capacity - chunk.length
+          full.set(ring.subarray(filled - keepOld, filled), 0)
+          full.set(chunk, keepOld)
+        }
+        ring = full
+        filled = capacity
+        wrapped = true
+        oldest = 0
+        return
+      }
+      const source = chunk.length > capacity ? chunk.subarray(chunk.length - capacity) : chunk
+      const firstPart = Math.min(source.length, capacity - oldest)
+      ring.set(source.subarray(0, firstPart), oldest)
+      ring.set(source.subarray(firstPart), 0)
+      oldest = (oldest + source.length) % capacity
+    },
+    result() {
+      const totals = counter.totals()
+      let window: Uint8Array
+      if (!wrapped) {
+        window = ring.slice(0, filled)
+      } else {
+        window = new Uint8Array(capacity)
+        window.set(ring.subarray(oldest), 0)
+        window.set(ring.subarray(0, oldest), capacity - oldest)
+      }
+      if (fits(options, totals)) return build(window, options, totals, totals.totalLines, undefined)
+      return walkTail(window, window.length === totals.totalBytes, options, totals)
+    },
+    bytesSeen: counter.bytes
+  }
+}
+
+/**
+ * The streaming cut as an effect `Sink`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sink = (options: CutOptions): Sink.Sink<Cut, Uint8Array> =>
+  Sink.suspend(() => {
+    const state = stream(options)
+    return Sink.forEachChunk((chunks: Chunk.Chunk<Uint8Array>) =>
+      Effect.sync(() => {
+        for (const chunk of chunks) state.push(chunk)
+      })
+    ).pipe(Sink.map(() => state.result()))
+  })
+
+/**
+ * The cut's text with its marker where it was truncated: appended after a head, prepended before
+ * a tail. `spillPath` is named only when a full copy was really written.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const render = (cut: Cut, spillPath?: string): string =>
+  cut.truncated ? Marker.attach(cut.text, cut.keep, marker(cut, spillPath)) : cut.text
+
+/**
+ * The marker of a truncated cut.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const marker = (cut: Cut, spillPath?: string): string =>
+  Marker.render({
+    keep: cut.keep,
+    keptLines: cut.keptLines,
+    totalLines: cut.totalLines,
+    keptBytes: cut.keptBytes,
+    singleLineBytes: cut.singleLineBytes,
+    maxLines: cut.maxLines,
+    maxBytes: cut.maxBytes,
+    spillPath
+  })

@@ -1,0 +1,2 @@
+/** Placeholder until the package lands. */
+export const packageName = "@toolcap/spill"

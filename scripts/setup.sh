@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine (Node 20 + npm only): pnpm, dependencies, and a build of every package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# better-sqlite3 compiles from source against Node's own headers; pnpm reads this only from the env.
+export npm_config_nodedir="${npm_config_nodedir:-/usr}"
+export TURBO_TELEMETRY_DISABLED=1
+
+PNPM_VERSION=12.21.0
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+  npm i -g "pnpm@$PNPM_VERSION" >&2
+fi
+
+pnpm install --frozen-lockfile >&2
+pnpm run build >&2

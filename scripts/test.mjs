@@ -1,0 +1,58 @@
+// The whole test command: format check, lint, type-check (sources and tests), then every vitest
+// project in one run. Ends with the plain line "N passed, N failed, N skipped" computed from the
+// vitest JSON report; a failing check counts as one failed item. Exits non-zero on any failure.
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+
+const root = path.resolve(import.meta.dirname, "..")
+const reportFile = path.join(root, ".reports", "vitest.json")
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.CI ? "0" : "1" }
+
+const run = (label, cmd, args) => {
+  console.log(`\n== ${label}: ${cmd} ${args.join(" ")}`)
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env })
+  const ok = r.status === 0
+  console.log(`== ${label}: ${ok ? "ok" : `FAILED (exit ${r.status ?? r.signal})`}`)
+  return ok
+}
+
+const checks = [
+  ["format", "pnpm", ["exec", "prettier", "--check", "."]],
+  ["lint", "pnpm", ["run", "--silent", "lint"]],
+  ["typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]]
+]
+const failedChecks = checks.filter(([label, cmd, args]) => !run(label, cmd, args)).map(([label]) => label)
+
+fs.rmSync(reportFile, { force: true })
+fs.mkdirSync(path.dirname(reportFile), { recursive: true })
+const vitestOk = run("vitest", "pnpm", [
+  "exec",
+  "vitest",
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${reportFile}`
+])
+
+let passed = 0
+let failed = 0
+let skipped = 0
+if (fs.existsSync(reportFile)) {
+  const report = JSON.parse(fs.readFileSync(reportFile, "utf8"))
+  passed = report.numPassedTests
+  failed = report.numFailedTests
+  skipped = report.numPendingTests + report.numTodoTests
+  // A file that fails to load has no failed tests of its own; count it so it cannot pass silently.
+  const brokenFiles = report.testResults.filter(
+    (f) => f.status === "failed" && f.assertionResults.every((a) => a.status !== "failed")
+  )
+  failed += brokenFiles.length
+} else {
+  failed += 1
+}
+if (!vitestOk && failed === 0) failed += 1
+failed += failedChecks.length
+if (failedChecks.length > 0) console.log(`failed checks: ${failedChecks.join(", ")}`)
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`)
+process.exit(failed === 0 ? 0 : 1)

@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
+
+// Tests run against sources, not dist: every workspace package resolves to its src barrel.
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@toolcap/limits": src("limits"),
+      "@toolcap/spill": src("spill"),
+      "@toolcap/tools": src("tools"),
+      "@toolcap/checkpoint": src("checkpoint"),
+      "@toolcap/adapters": src("adapters")
+    }
+  },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000
+  }
+})
