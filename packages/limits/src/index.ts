@@ -22,3 +22,7 @@ export * as Truncate from "./Truncate.js"
  * @since 0.1.0
  */
 export * as Utf8 from "./Utf8.js"
+/**
+ * @since 0.1.0
+ */
+export * as Truncation from "./Truncation.js"
