@@ -1,2 +1,4 @@
-/** Placeholder until the package lands. */
-export const packageName = "@toolcap/spill"
+/**
+ * @since 0.1.0
+ */
+export * as Scratch from "./Scratch.js"

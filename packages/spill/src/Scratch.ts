@@ -1,0 +1,353 @@
+/**
+ * The per-session scratch directory and the spill files written into it (spec §3a, DECISIONS §6).
+ *
+ * `<dataDir>/scratch/<sessionId>/` is created on the FIRST spill only (mode 0700), so a session
+ * that stayed under budget leaves nothing behind. Spill files live in its `tool-output/`
+ * subdirectory as `<label>-<ms>-<seq>.log` (mode 0600), are created exclusively (never
+ * overwritten, unique under concurrency) and capped at `spillMaxBytes`. An `owner.json` marker
+ * beside `tool-output/` records the owning process so `sweep` can remove stale sessions whose
+ * owner is gone. A spill that cannot be written answers `None`: it costs the caller its hint only.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Order from "effect/Order"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as path from "node:path"
+import { Budgets, ToolError, Utf8 } from "@toolcap/limits"
+import * as Owner from "./internal/owner.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScratchConfig {
+  /** The host's data directory; scratch lives in `<dataDir>/scratch/`. Relative paths resolve against the cwd. */
+  readonly dataDir: string
+  /** The session id: `[A-Za-z0-9._-]{1,128}`, not `.` or `..`. */
+  readonly sessionId: string
+}
+
+/**
+ * The scratch service of one session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScratchValue {
+  readonly sessionId: string
+  /** `<dataDir>/scratch/<sessionId>`, absolute; it may not exist yet (created on the first spill). */
+  readonly sessionDir: string
+  /**
+   * Writes `bytes` (cut to `spillMaxBytes` at a UTF-8 boundary) to a new file
+   * `<sessionDir>/tool-output/<label>-<ms>-<seq>.log`. Answers its absolute path, or `None` when
+   * it could not be written (read-only, disk full, too many open files...). Never fails.
+   */
+  readonly spill: (label: string, bytes: Uint8Array) => Effect.Effect<Option.Option<string>>
+  /** Removes the session directory and everything in it; never fails. */
+  readonly removeSession: Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class Scratch extends Context.Tag("@toolcap/spill/Scratch")<Scratch, ScratchValue>() {}
+
+/**
+ * What a valid session id looks like (DECISIONS §6): it becomes one path segment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const sessionIdPattern = /^[A-Za-z0-9._-]{1,128}$/
+
+/**
+ * Subdirectory of a session directory that holds the spill files.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const toolOutputDirName = "tool-output"
+
+/**
+ * File beside `tool-output/` recording which process owns the session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ownerFileName = "owner.json"
+
+/**
+ * The owner recorded for a session directory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const SessionOwner = Schema.Struct({
+  pid: Schema.Number,
+  hostname: Schema.String,
+  /** Process start time (Linux clock ticks since boot), to tell a reused pid apart. */
+  startTime: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SessionOwner = typeof SessionOwner.Type
+
+/**
+ * Checks a session id; the error names the rule.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validateSessionId = (sessionId: unknown): Effect.Effect<string, ToolError.ToolInvalidInput> =>
+  typeof sessionId === "string" && sessionIdPattern.test(sessionId) && sessionId !== "." && sessionId !== ".."
+    ? Effect.succeed(sessionId)
+    : Effect.fail(
+        new ToolError.ToolInvalidInput({
+          tool: "Scratch",
+          field: "sessionId",
+          reason: `${JSON.stringify(sessionId)} is not a valid session id; use 1 to 128 characters of A-Z a-z 0-9 . _ - (not "." or "..")`
+        })
+      )
+
+/**
+ * The directory holding every session's scratch directory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const scratchRoot = (dataDir: string): string => path.join(path.resolve(dataDir), "scratch")
+
+/** A label becomes part of a file name: anything outside `[A-Za-z0-9._-]` becomes `_`. */
+const safeLabel = (label: string): string => {
+  const cleaned = label.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64)
+  return cleaned.length === 0 || cleaned === "." || cleaned === ".." ? "output" : cleaned
+}
+
+/** The spill cap: a prefix of at most `maxBytes`, never splitting a UTF-8 sequence. */
+const capped = (bytes: Uint8Array, maxBytes: number): Uint8Array =>
+  bytes.length <= maxBytes ? bytes : bytes.subarray(0, Utf8.prefixBoundary(bytes, maxBytes))
+
+/**
+ * Exclusive creation collides only when another writer took the same `<ms>-<seq>`; a few fresh
+ * sequence numbers always resolve that, so more attempts mean something else is wrong.
+ */
+const MAX_NAME_ATTEMPTS = 8
+
+const encodeOwner = Schema.encodeSync(Schema.parseJson(SessionOwner))
+const decodeOwner = Schema.decodeUnknownOption(Schema.parseJson(SessionOwner))
+
+/**
+ * Builds the scratch service of one session.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  config: ScratchConfig
+): Effect.Effect<ScratchValue, ToolError.ToolInvalidInput, FileSystem.FileSystem | Budgets.Budgets> =>
+  Effect.gen(function* () {
+    const sessionId = yield* validateSessionId(config.sessionId)
+    const fs = yield* FileSystem.FileSystem
+    const budgets = yield* Budgets.Budgets
+    const sessionDir = path.join(scratchRoot(config.dataDir), sessionId)
+    const outputDir = path.join(sessionDir, toolOutputDirName)
+    const nextSeq = yield* Ref.make(0)
+    const ownerWritten = yield* Ref.make(false)
+
+    const ensureDirectories = Effect.gen(function* () {
+      yield* fs.makeDirectory(outputDir, { recursive: true, mode: 0o700 })
+      if (!(yield* Ref.get(ownerWritten))) {
+        yield* fs.writeFileString(path.join(sessionDir, ownerFileName), encodeOwner(Owner.current()), {
+          mode: 0o600
+        })
+        yield* Ref.set(ownerWritten, true)
+      }
+    })
+
+    const writeNew = (name: string, bytes: Uint8Array) => {
+      const file = path.join(outputDir, name)
+      return fs.writeFile(file, bytes, { flag: "wx", mode: 0o600 }).pipe(
+        Effect.as(Option.some(file)),
+        Effect.catchTag("SystemError", (error) =>
+          error.reason === "AlreadyExists"
+            ? Effect.succeed(Option.none<string>())
+            : // a half-written file (disk full mid-write) must not be left behind
+              fs.remove(file).pipe(Effect.ignore, Effect.zipRight(Effect.fail(error)))
+        )
+      )
+    }
+
+    const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
+      const content = capped(bytes, budgets.spillMaxBytes)
+      const prefix = safeLabel(label)
+      const write = Effect.gen(function* () {
+        yield* ensureDirectories
+        for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
+          const ms = yield* Clock.currentTimeMillis
+          const seq = yield* Ref.getAndUpdate(nextSeq, (n) => n + 1)
+          const written = yield* writeNew(`${prefix}-${ms}-${seq}.log`, content)
+          if (Option.isSome(written)) return written
+        }
+        return Option.none<string>()
+      })
+      // spec §3a: a failed spill costs the hint only, never the tool result
+      return yield* write.pipe(
+        Effect.catchAll(() => Effect.succeed(Option.none<string>())),
+        Effect.catchAllDefect(() => Effect.succeed(Option.none<string>()))
+      )
+    })
+
+    const removeSession = fs
+      .remove(sessionDir, { recursive: true })
+      .pipe(
+        Effect.ignore,
+        Effect.zipRight(Ref.set(ownerWritten, false)),
+        Effect.withSpan("Scratch.removeSession")
+      )
+
+    return { sessionId, sessionDir, spill, removeSession }
+  })
+
+/**
+ * The scratch service on a real file system. Fails with `ToolInvalidInput` on a bad session id.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config: ScratchConfig
+): Layer.Layer<Scratch, ToolError.ToolInvalidInput, FileSystem.FileSystem | Budgets.Budgets> =>
+  Layer.effect(Scratch, make(config))
+
+/**
+ * Options of the in-memory scratch.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TestOptions {
+  readonly sessionId?: string | undefined
+  /** Used to build the (fictitious) absolute paths; default `/toolcap-test-data`. */
+  readonly dataDir?: string | undefined
+  /** Cap of each spill; default the spec's SPILL_MAX_BYTES. */
+  readonly spillMaxBytes?: number | undefined
+  /** Receives every written spill, path -> bytes, so a test can read it back. */
+  readonly files?: Map<string, Uint8Array> | undefined
+  /** When true every spill answers `None`, as a read-only or full disk would. */
+  readonly failing?: boolean | undefined
+}
+
+/**
+ * An in-memory scratch for the layers above: same names and cap, nothing touches the disk.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTest = (options: TestOptions = {}): Layer.Layer<Scratch, ToolError.ToolInvalidInput> =>
+  Layer.effect(
+    Scratch,
+    Effect.gen(function* () {
+      const sessionId = yield* validateSessionId(options.sessionId ?? "test-session")
+      const sessionDir = path.join(scratchRoot(options.dataDir ?? "/toolcap-test-data"), sessionId)
+      const files = options.files ?? new Map<string, Uint8Array>()
+      const maxBytes = options.spillMaxBytes ?? Budgets.defaults.spillMaxBytes
+      const nextSeq = yield* Ref.make(0)
+      const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
+        if (options.failing === true) return Option.none<string>()
+        const ms = yield* Clock.currentTimeMillis
+        const seq = yield* Ref.getAndUpdate(nextSeq, (n) => n + 1)
+        const file = path.join(sessionDir, toolOutputDirName, `${safeLabel(label)}-${ms}-${seq}.log`)
+        files.set(file, capped(bytes, maxBytes).slice())
+        return Option.some(file)
+      })
+      const removeSession = Effect.sync(() => {
+        for (const file of files.keys()) if (file.startsWith(sessionDir + path.sep)) files.delete(file)
+      })
+      return { sessionId, sessionDir, spill, removeSession }
+    })
+  )
+
+/**
+ * Options of `sweep`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SweepOptions {
+  /** A session directory is stale when nothing in it changed for this long. */
+  readonly staleAfterMs: number
+  /**
+   * Whether the recorded owner may still run. Default: an owner on another host counts as alive;
+   * on this host the pid must exist with the recorded start time. A session without an owner
+   * marker counts as owner gone.
+   */
+  readonly isOwnerAlive?: ((owner: SessionOwner) => boolean) | undefined
+}
+
+/**
+ * Startup sweep: removes every `<dataDir>/scratch/<sessionId>` whose owner is gone AND that is
+ * older than `staleAfterMs` (newest modification time of the directory, its `tool-output/` and its
+ * owner marker). Entries that are not session directories are left alone. Never fails: what
+ * cannot be read or removed stays.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sweep = (
+  dataDir: string,
+  options: SweepOptions
+): Effect.Effect<{ readonly removed: Array<string> }, never, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const root = scratchRoot(dataDir)
+    const isOwnerAlive = options.isOwnerAlive ?? Owner.isAlive
+    const entries = yield* fs.readDirectory(root).pipe(Effect.orElseSucceed(() => [] as Array<string>))
+    const now = yield* Clock.currentTimeMillis
+    const modifiedAt = (file: string) =>
+      fs.stat(file).pipe(
+        Effect.map((info) =>
+          Option.getOrElse(
+            Option.map(info.mtime, (d) => d.getTime()),
+            () => 0
+          )
+        ),
+        Effect.orElseSucceed(() => 0)
+      )
+    const removed: Array<string> = []
+    for (const entry of Arr.sort(entries, Order.string)) {
+      if (!sessionIdPattern.test(entry) || entry === "." || entry === "..") continue
+      const dir = path.join(root, entry)
+      const info = yield* fs.stat(dir).pipe(Effect.option)
+      if (Option.isNone(info) || info.value.type !== "Directory") continue
+      const ownerFile = path.join(dir, ownerFileName)
+      const owner = yield* fs.readFileString(ownerFile).pipe(
+        Effect.map(decodeOwner),
+        Effect.orElseSucceed(() => Option.none<SessionOwner>())
+      )
+      if (Option.isSome(owner) && isOwnerAlive(owner.value)) continue
+      const lastChange = Math.max(
+        yield* modifiedAt(dir),
+        yield* modifiedAt(path.join(dir, toolOutputDirName)),
+        yield* modifiedAt(ownerFile)
+      )
+      if (now - lastChange < options.staleAfterMs) continue
+      const gone = yield* fs.remove(dir, { recursive: true }).pipe(
+        Effect.as(true),
+        Effect.orElseSucceed(() => false)
+      )
+      if (gone) removed.push(dir)
+    }
+    return { removed }
+  }).pipe(Effect.withSpan("Scratch.sweep"))
