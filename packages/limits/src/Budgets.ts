@@ -17,139 +17,158 @@ import * as Schema from "effect/Schema"
 /** KB as the spec uses it: 96KB kept 98304 bytes. */
 const KB = 1024
 
-const PositiveInt = Schema.Int.pipe(Schema.positive())
-const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+/**
+ * The smallest byte budget a cut accepts: the longest UTF-8 sequence is 4 bytes, and a cut that
+ * cannot hold one code point could return an empty payload (spec §6.4 forbids that).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const minByteBudget = 4
+
+/** A whole number of at least `min`; the message says what the number counts. */
+const wholeAtLeast = (min: number, unit: string) =>
+  Schema.Number.pipe(
+    Schema.filter(
+      (value) =>
+        (Number.isSafeInteger(value) && value >= min) ||
+        `must be a whole number of ${unit} >= ${min}, got ${value}`
+    )
+  )
+
+const withDefault = (schema: Schema.Schema<number>, fallback: number) =>
+  schema.pipe(
+    Schema.propertySignature,
+    Schema.withConstructorDefault(() => fallback)
+  )
+
+/** A byte budget of a cut: at least one code point. */
+const bytes = (fallback: number) =>
+  withDefault(wholeAtLeast(minByteBudget, "bytes (a cut must hold one 4-byte code point)"), fallback)
+const lines = (fallback: number) => withDefault(wholeAtLeast(1, "lines"), fallback)
+const entries = (fallback: number) => withDefault(wholeAtLeast(1, "entries"), fallback)
+const chars = (fallback: number) => withDefault(wholeAtLeast(1, "characters"), fallback)
+const seconds = (fallback: number) => withDefault(wholeAtLeast(1, "seconds"), fallback)
+const millis = (fallback: number) => withDefault(wholeAtLeast(0, "milliseconds"), fallback)
+const tokens = (fallback: number) => withDefault(wholeAtLeast(1, "tokens"), fallback)
+/** A share strictly between 0 and 1 (`inclusive` allows the ends). */
+const share = (fallback: number, inclusive: boolean) =>
+  withDefault(
+    Schema.Number.pipe(
+      Schema.filter((value) =>
+        inclusive
+          ? (value >= 0 && value <= 1) || `must be a number from 0 to 1, got ${value}`
+          : (value > 0 && value < 1) || `must be a number strictly between 0 and 1, got ${value}`
+      )
+    ),
+    fallback
+  )
 
 /**
- * The fields of the budgets, each with the spec's default.
+ * The fields of the budgets, each with the spec's default (spec §2 limit table, DECISIONS §0).
  *
  * @since 0.1.0
  * @category models
  */
 export const BudgetsFields = {
   /** Read / Glob / Grep result bytes (BUDGET_SEARCH): results are re-fetchable, so the budget is tight. */
-  searchMaxBytes: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 48 * KB)
-  ),
+  searchMaxBytes: bytes(48 * KB),
   /** Read / Glob / Grep result lines (BUDGET_SEARCH). */
-  searchMaxLines: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 2000)
-  ),
+  searchMaxLines: lines(2000),
   /** Bash stdout bytes reaching the model (BUDGET_SHELL); stdout keeps its head. */
-  shellStdoutMaxBytes: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 96 * KB)
-  ),
+  shellStdoutMaxBytes: bytes(96 * KB),
   /** Bash stdout lines reaching the model (BUDGET_SHELL). */
-  shellStdoutMaxLines: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 4000)
-  ),
+  shellStdoutMaxLines: lines(4000),
   /** Bash stderr bytes reaching the model (BUDGET_SHELL_ERR); stderr keeps its tail. */
-  shellStderrMaxBytes: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 96 * KB)
-  ),
+  shellStderrMaxBytes: bytes(96 * KB),
   /** Bash stderr lines reaching the model (BUDGET_SHELL_ERR). */
-  shellStderrMaxLines: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 4000)
-  ),
+  shellStderrMaxLines: lines(4000),
   /** Any single line of a Read or Grep result is clipped here (MAX_LINE_CHARS), in code points. */
-  maxLineChars: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 2000)
-  ),
+  maxLineChars: chars(2000),
   /** Default and maximum lines of one Read window. */
-  readWindowLines: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 2000)
-  ),
+  readWindowLines: lines(2000),
   /** Default Grep match cap (headLimit). */
-  grepHeadLimit: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 200)
-  ),
+  grepHeadLimit: entries(200),
   /** Default Glob entry cap (limit). */
-  globLimit: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 100)
-  ),
+  globLimit: entries(100),
   /** Largest Glob entry cap a caller may ask for; larger requests are clamped. */
-  globMaxLimit: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 1000)
-  ),
+  globMaxLimit: entries(1000),
   /** Bytes retained per Bash stream while it runs (CAPTURE_MAX_BYTES); looser than the result budget. */
-  captureMaxBytes: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 512 * KB)
-  ),
+  captureMaxBytes: bytes(512 * KB),
   /** Lines retained per Bash stream while it runs (CAPTURE_MAX_LINES). */
-  captureMaxLines: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 200_000)
-  ),
+  captureMaxLines: lines(200_000),
   /** Largest spill file (SPILL_MAX_BYTES). */
-  spillMaxBytes: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 512 * KB)
-  ),
+  spillMaxBytes: bytes(512 * KB),
   /** Bash timeout when the call names none, in seconds. */
-  bashTimeoutDefaultSeconds: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 60)
-  ),
+  bashTimeoutDefaultSeconds: seconds(60),
   /** Smallest Bash timeout a call may ask for, in seconds. */
-  bashTimeoutMinSeconds: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 1)
-  ),
+  bashTimeoutMinSeconds: seconds(1),
   /** Largest Bash timeout a call may ask for, in seconds. */
-  bashTimeoutMaxSeconds: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 300)
-  ),
-  /** Time between SIGTERM and SIGKILL when a process tree is stopped. */
-  bashKillGraceMs: NonNegativeInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 2000)
-  ),
-  /** Time the pipes are still read after the main process exited, before leftovers are ended. */
-  bashDrainGraceMs: NonNegativeInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 1000)
-  ),
-  /** Bytes sniffed at the start of a file to detect binary content. */
-  binarySniffBytes: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 4 * KB)
-  ),
-  /** Share of non-printable bytes in the sniff above which a file is binary. */
-  binaryNonPrintableRatio: Schema.Number.pipe(
-    Schema.between(0, 1),
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 0.3)
-  ),
-  /** Tokens of user messages a checkpoint retains. */
-  checkpointRetentionTokens: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 20_000)
-  ),
-  /** Tokens the open parallel tool batch of a mid-turn checkpoint may keep. */
-  checkpointBatchTokens: PositiveInt.pipe(
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 20_000)
-  ),
-  /** Head share of a message cut by a checkpoint; the tail gets the rest (75/25). */
-  checkpointHeadShare: Schema.Number.pipe(
-    Schema.greaterThan(0),
-    Schema.lessThan(1),
-    Schema.propertySignature,
-    Schema.withConstructorDefault(() => 0.75)
-  )
+  bashTimeoutMaxSeconds: seconds(300),
+  /** Time between SIGTERM and SIGKILL when a process tree is stopped (DECISIONS §5). */
+  bashKillGraceMs: millis(2000),
+  /** Time the pipes are still read after the main process exited, before leftovers are ended (DECISIONS §5). */
+  bashDrainGraceMs: millis(1000),
+  /** Bytes sniffed at the start of a file to detect binary content (spec §6.3). */
+  binarySniffBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
+  /** Share of non-printable bytes in the sniff above which a file is binary (spec §6.3). */
+  binaryNonPrintableRatio: share(0.3, true),
+  /** Tokens of user messages a checkpoint retains (spec §4). */
+  checkpointRetentionTokens: tokens(20_000),
+  /** Tokens the open parallel tool batch of a mid-turn checkpoint may keep (DECISIONS §7). */
+  checkpointBatchTokens: tokens(20_000),
+  /** Head share of a message cut by a checkpoint; the tail gets the rest (75/25, spec §4). */
+  checkpointHeadShare: share(0.75, false)
+}
+
+/**
+ * The cross-field rules the spec implies; each issue names the field to change.
+ */
+const crossFieldIssues = (b: Schema.Struct.Type<typeof BudgetsFields>): Array<Schema.FilterIssue> => {
+  const issues: Array<Schema.FilterIssue> = []
+  const shellBytes = Math.max(b.shellStdoutMaxBytes, b.shellStderrMaxBytes)
+  const shellLines = Math.max(b.shellStdoutMaxLines, b.shellStderrMaxLines)
+  // spec §2: capture is deliberately the looser ceiling; if it matched the result budget, a
+  // spilled copy could never be fuller than the excerpt it backs.
+  if (b.captureMaxBytes <= shellBytes) {
+    issues.push({
+      path: ["captureMaxBytes"],
+      message: `must be greater than the Bash result budget (shellStdoutMaxBytes / shellStderrMaxBytes, ${shellBytes}), got ${b.captureMaxBytes}: raise it or lower the result budget`
+    })
+  }
+  if (b.captureMaxLines <= shellLines) {
+    issues.push({
+      path: ["captureMaxLines"],
+      message: `must be greater than the Bash result budget (shellStdoutMaxLines / shellStderrMaxLines, ${shellLines}), got ${b.captureMaxLines}: raise it or lower the result budget`
+    })
+  }
+  if (b.spillMaxBytes <= shellBytes) {
+    issues.push({
+      path: ["spillMaxBytes"],
+      message: `must be greater than the Bash result budget (shellStdoutMaxBytes / shellStderrMaxBytes, ${shellBytes}), got ${b.spillMaxBytes}, or a spill could not be fuller than the excerpt`
+    })
+  }
+  if (b.globLimit > b.globMaxLimit) {
+    issues.push({
+      path: ["globLimit"],
+      message: `must not exceed globMaxLimit (${b.globMaxLimit}), got ${b.globLimit}`
+    })
+  }
+  if (b.bashTimeoutMinSeconds > b.bashTimeoutMaxSeconds) {
+    issues.push({
+      path: ["bashTimeoutMinSeconds"],
+      message: `must not exceed bashTimeoutMaxSeconds (${b.bashTimeoutMaxSeconds}), got ${b.bashTimeoutMinSeconds}`
+    })
+  } else if (
+    b.bashTimeoutDefaultSeconds < b.bashTimeoutMinSeconds ||
+    b.bashTimeoutDefaultSeconds > b.bashTimeoutMaxSeconds
+  ) {
+    issues.push({
+      path: ["bashTimeoutDefaultSeconds"],
+      message: `must lie within bashTimeoutMinSeconds..bashTimeoutMaxSeconds (${b.bashTimeoutMinSeconds}..${b.bashTimeoutMaxSeconds}), got ${b.bashTimeoutDefaultSeconds}`
+    })
+  }
+  return issues
 }
 
 /**
@@ -159,50 +178,7 @@ export const BudgetsFields = {
  * @category models
  */
 export class BudgetsSchema extends Schema.Class<BudgetsSchema>("@toolcap/limits/Budgets")(
-  Schema.Struct(BudgetsFields).pipe(
-    Schema.filter((b) => {
-      const issues: Array<Schema.FilterIssue> = []
-      // spec §2: capture is deliberately the looser ceiling, or a spill could never be fuller.
-      if (b.captureMaxBytes < Math.max(b.shellStdoutMaxBytes, b.shellStderrMaxBytes)) {
-        issues.push({
-          path: ["captureMaxBytes"],
-          message:
-            "captureMaxBytes must be at least the Bash result budget (shellStdoutMaxBytes, shellStderrMaxBytes)"
-        })
-      }
-      if (b.captureMaxLines < Math.max(b.shellStdoutMaxLines, b.shellStderrMaxLines)) {
-        issues.push({
-          path: ["captureMaxLines"],
-          message:
-            "captureMaxLines must be at least the Bash result budget (shellStdoutMaxLines, shellStderrMaxLines)"
-        })
-      }
-      if (b.spillMaxBytes < Math.max(b.shellStdoutMaxBytes, b.shellStderrMaxBytes)) {
-        issues.push({
-          path: ["spillMaxBytes"],
-          message: "spillMaxBytes must be at least the Bash result budget"
-        })
-      }
-      if (b.globLimit > b.globMaxLimit) {
-        issues.push({ path: ["globLimit"], message: "globLimit must not exceed globMaxLimit" })
-      }
-      if (b.bashTimeoutMinSeconds > b.bashTimeoutMaxSeconds) {
-        issues.push({
-          path: ["bashTimeoutMinSeconds"],
-          message: "bashTimeoutMinSeconds must not exceed bashTimeoutMaxSeconds"
-        })
-      } else if (
-        b.bashTimeoutDefaultSeconds < b.bashTimeoutMinSeconds ||
-        b.bashTimeoutDefaultSeconds > b.bashTimeoutMaxSeconds
-      ) {
-        issues.push({
-          path: ["bashTimeoutDefaultSeconds"],
-          message: "bashTimeoutDefaultSeconds must lie within bashTimeoutMinSeconds..bashTimeoutMaxSeconds"
-        })
-      }
-      return issues
-    })
-  )
+  Schema.Struct(BudgetsFields).pipe(Schema.filter(crossFieldIssues))
 ) {}
 
 /**
@@ -222,54 +198,6 @@ export type BudgetsValue = BudgetsSchema
 export type BudgetField = keyof typeof BudgetsFields
 
 /**
- * The spec's limit table.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const defaults: BudgetsValue = BudgetsSchema.make({})
-
-/**
- * An override was rejected; the message names the field and the rule.
- *
- * @since 0.1.0
- * @category errors
- */
-export class BudgetsInvalid extends Schema.TaggedError<BudgetsInvalid>()("BudgetsInvalid", {
-  detail: Schema.String
-}) {
-  override get message(): string {
-    return `Invalid toolcap budgets: ${this.detail}`
-  }
-}
-
-const decode = Schema.decodeUnknownEither(BudgetsSchema)
-
-/**
- * Validates overrides on top of the defaults (or of `base`).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (
-  overrides: Partial<Record<BudgetField, number>>,
-  base: BudgetsValue = defaults
-): Either.Either<BudgetsValue, BudgetsInvalid> => {
-  const merged: Record<string, unknown> = {}
-  for (const field of fieldNames) merged[field] = base[field]
-  for (const [field, value] of Object.entries(overrides)) {
-    if (!(field in BudgetsFields)) {
-      return Either.left(new BudgetsInvalid({ detail: `unknown field "${field}"` }))
-    }
-    if (value !== undefined) merged[field] = value
-  }
-  return Either.mapLeft(
-    decode(merged, { errors: "all", onExcessProperty: "error" }),
-    (error) => new BudgetsInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(error) })
-  )
-}
-
-/**
  * The budget field names, in table order.
  *
  * @since 0.1.0
@@ -278,8 +206,82 @@ export const make = (
 export const fieldNames: ReadonlyArray<BudgetField> = Object.keys(BudgetsFields) as Array<BudgetField>
 
 /**
- * The environment variable (under the `TOOLCAP_` prefix) that overrides a field,
- * e.g. `searchMaxBytes` -> `TOOLCAP_SEARCH_MAX_BYTES`.
+ * The spec's limit table.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaults: BudgetsValue = BudgetsSchema.make({})
+
+/**
+ * An override was rejected; `fields` and the message name each field and the rule it broke.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BudgetsInvalid extends Schema.TaggedError<BudgetsInvalid>()("BudgetsInvalid", {
+  /** The rejected fields (or unknown names). */
+  fields: Schema.Array(Schema.String),
+  /** One `field: rule` line per problem. */
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid toolcap budgets: ${this.detail}`
+  }
+}
+
+/** One rejected field (or unknown name) and the rule it broke. */
+interface Issue {
+  readonly field: string
+  readonly message: string
+}
+
+const decode = Schema.decodeUnknownEither(BudgetsSchema)
+
+const isField = (name: string): name is BudgetField =>
+  Object.prototype.hasOwnProperty.call(BudgetsFields, name)
+
+/** Merges overrides over `base` and decodes; every problem is reported, not just the first. */
+const validate = (
+  overrides: Partial<Record<string, number>>,
+  base: BudgetsValue
+): Either.Either<BudgetsValue, ReadonlyArray<Issue>> => {
+  const unknown: Array<Issue> = Object.keys(overrides)
+    .filter((name) => !isField(name))
+    .map((field) => ({ field, message: `is not a budget field (known: ${fieldNames.join(", ")})` }))
+  const merged: Record<string, unknown> = {}
+  for (const field of fieldNames) merged[field] = overrides[field] ?? base[field]
+  const decoded = Either.mapLeft(decode(merged, { errors: "all" }), (error) =>
+    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue): Issue => ({
+      field: String(issue.path[0] ?? "budgets"),
+      message: issue.message
+    }))
+  )
+  if (unknown.length === 0) return decoded
+  return Either.left([...unknown, ...(Either.isLeft(decoded) ? decoded.left : [])])
+}
+
+const invalid = (issues: ReadonlyArray<Issue>): BudgetsInvalid =>
+  new BudgetsInvalid({
+    fields: issues.map((issue) => issue.field),
+    detail: issues.map((issue) => `${issue.field} ${issue.message}`).join("; ")
+  })
+
+/**
+ * Validates overrides on top of the defaults (or of `base`). Fails with `BudgetsInvalid` naming
+ * every rejected field.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  overrides: Partial<Record<BudgetField, number>>,
+  base: BudgetsValue = defaults
+): Either.Either<BudgetsValue, BudgetsInvalid> => Either.mapLeft(validate(overrides, base), invalid)
+
+/**
+ * The environment variable that overrides a field: `TOOLCAP_` and the field name in
+ * SCREAMING_SNAKE_CASE, e.g. `searchMaxBytes` -> `TOOLCAP_SEARCH_MAX_BYTES`.
  *
  * @since 0.1.0
  * @category models
@@ -287,31 +289,49 @@ export const fieldNames: ReadonlyArray<BudgetField> = Object.keys(BudgetsFields)
 export const envName = (field: BudgetField): string =>
   "TOOLCAP_" + field.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()
 
+/** Plain decimal notation only: `Number()` would also take "", "0x10" and "Infinity". */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+
 /**
- * Reads overrides from effect `Config` (by default the environment, `TOOLCAP_*`).
- * A malformed or invalid value fails with a `ConfigError` naming the variable and the rule.
+ * Reads overrides from effect `Config` (by default the environment): one variable per field,
+ * named by `envName`. A value that is not a number, or that breaks a rule, fails with a
+ * `ConfigError` whose path and message name the variable, the field and the rule.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const config: Config.Config<BudgetsValue> = Config.all(
   Object.fromEntries(
-    fieldNames.map((field) => [field, Config.option(Config.number(envName(field).slice("TOOLCAP_".length)))])
-  ) as Record<BudgetField, Config.Config<Option.Option<number>>>
+    fieldNames.map((field) => [field, Config.option(Config.string(envName(field)))])
+  ) as Record<BudgetField, Config.Config<Option.Option<string>>>
 ).pipe(
-  Config.nested("TOOLCAP"),
-  Config.mapOrFail((options) => {
+  Config.mapOrFail((raw) => {
     const overrides: Partial<Record<BudgetField, number>> = {}
+    const errors: Array<ConfigError.ConfigError> = []
     for (const field of fieldNames) {
-      const value = options[field]
-      if (Option.isSome(value)) overrides[field] = value.value
+      const value = raw[field]
+      if (Option.isNone(value)) continue
+      const text = value.value.trim()
+      if (DECIMAL.test(text)) {
+        overrides[field] = Number(text)
+      } else {
+        errors.push(
+          ConfigError.InvalidData(
+            [envName(field)],
+            `${envName(field)} (${field}) must be a number, got ${JSON.stringify(value.value)}`
+          )
+        )
+      }
     }
-    return Either.mapLeft(make(overrides), (error) =>
-      ConfigError.InvalidData(
-        [],
-        `${error.detail}\n(environment variables: ${fieldNames.map(envName).join(", ")})`
-      )
-    )
+    const validated = validate(overrides, defaults)
+    if (Either.isRight(validated) && errors.length === 0) return Either.right(validated.right)
+    if (Either.isLeft(validated)) {
+      for (const issue of validated.left) {
+        const name = isField(issue.field) ? envName(issue.field) : issue.field
+        errors.push(ConfigError.InvalidData([name], `${name} (${issue.field}) ${issue.message}`))
+      }
+    }
+    return Either.left(errors.reduce((all, error) => ConfigError.And(all, error)))
   })
 )
 
@@ -342,7 +362,9 @@ export const layerWith = (
 ): Layer.Layer<Budgets, BudgetsInvalid> => Layer.effect(Budgets, make(overrides))
 
 /**
- * Defaults overridden from effect `Config` (`TOOLCAP_*` environment variables by default).
+ * Defaults overridden from effect `Config` (`TOOLCAP_*` environment variables by default, or
+ * whatever `ConfigProvider` the host installs); fails at startup with a `ConfigError` naming the
+ * variable of each invalid value.
  *
  * @since 0.1.0
  * @category layers

@@ -14,13 +14,17 @@
 export interface MarkerInput {
   /** Which end survived. */
   readonly keep: "head" | "tail"
-  /** Complete lines kept, or `undefined` for a single line cut to the byte budget. */
+  /** Complete lines kept (0 when a single line was cut to the byte budget). */
   readonly keptLines: number
+  /** Lines of the whole input. */
   readonly totalLines: number
+  /** Bytes kept. */
   readonly keptBytes: number
   /** Set when no complete line fit: the size of the one line that was cut. */
   readonly singleLineBytes?: number | undefined
+  /** The line limit that applied. */
   readonly maxLines: number
+  /** The byte limit that applied; shown in KB. */
   readonly maxBytes: number
   /** Path of the spill file, only when one was written. */
   readonly spillPath?: string | undefined
@@ -35,14 +39,21 @@ export interface MarkerInput {
 export const checkpointMarker = "[checkpoint truncated: this message crossed the retained context budget]"
 
 /**
- * `{K}` of the markers: the limit in KB (1 KB = 1024 bytes), without a fraction when it is whole.
+ * `{K}` of the markers: the limit in KB (1 KB = 1024 bytes). A whole number of KB prints as an
+ * integer (`96`). Otherwise it is rounded DOWN, so a marker never claims a larger limit than the
+ * one that applied: to two decimals (`97.65`), or below 1 KB to two significant digits (`0.0039`)
+ * so a small limit never reads as `0`. Trailing zeros are dropped.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const formatKB = (bytes: number): string => {
-  const kb = bytes / 1024
-  return Number.isInteger(kb) ? String(kb) : String(Math.round(kb * 100) / 100)
+  if (bytes % 1024 === 0) return String(bytes / 1024)
+  // bytes * 10^d / 1024 is exact in binary floating point, so rounding down is exact too
+  const floorAt = (decimals: number): number => Math.floor((bytes * 10 ** decimals) / 1024)
+  let decimals = 2
+  if (bytes < 1024) while (floorAt(decimals) < 10) decimals++
+  return String(floorAt(decimals) / 10 ** decimals)
 }
 
 /**

@@ -10,6 +10,7 @@
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Sink from "effect/Sink"
+import { minByteBudget } from "./Budgets.js"
 import * as Marker from "./Marker.js"
 import * as Utf8 from "./Utf8.js"
 
@@ -64,12 +65,12 @@ export interface Cut {
 const NEWLINE = 0x0a
 
 const checkOptions = (options: CutOptions): void => {
-  if (!Number.isInteger(options.maxBytes) || options.maxBytes < 4) {
+  if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < minByteBudget) {
     throw new RangeError(
-      `maxBytes must be an integer of at least 4 (one code point), got ${options.maxBytes}`
+      `maxBytes must be an integer of at least ${minByteBudget} (one code point), got ${options.maxBytes}`
     )
   }
-  if (!Number.isInteger(options.maxLines) || options.maxLines < 1) {
+  if (!Number.isSafeInteger(options.maxLines) || options.maxLines < 1) {
     throw new RangeError(`maxLines must be a positive integer, got ${options.maxLines}`)
   }
 }
@@ -237,8 +238,8 @@ export const narrow = (cut: Cut, options: Omit<CutOptions, "keep">): Cut => {
 
 /**
  * A cut fed chunk by chunk: any chunking of an input gives the same `Cut` as `cutBytes` on the
- * whole, in memory bounded by the budget (a head keeps at most `maxBytes`, a tail a ring buffer of
- * `maxBytes + 4`), with the totals counted over everything fed.
+ * whole, in memory bounded by the budget (a head keeps at most `maxBytes + 1` bytes, a tail a ring
+ * buffer of `maxBytes + 3`), with the totals of lines and bytes counted over everything fed.
  *
  * @since 0.1.0
  * @category models
@@ -287,19 +288,29 @@ const makeCounter = () => {
   }
 }
 
+/**
+ * One byte past the budget is retained by a head stream: whether that byte continues a sequence
+ * decides where a single line too long for the budget may be cut (see `Utf8.prefixBoundary`).
+ */
+const HEAD_LOOKAHEAD = 1
+
+/** The smallest buffer a stream starts with; it grows by doubling up to its capacity. */
+const INITIAL_RETAINED_BYTES = 64 * 1024
+
 const headStream = (options: CutOptions): StreamCut => {
   const counter = makeCounter()
-  // grown by doubling up to maxBytes, so small outputs stay small
-  let retained = new Uint8Array(Math.min(options.maxBytes, 64 * 1024))
+  const capacity = options.maxBytes + HEAD_LOOKAHEAD
+  // grown by doubling up to capacity, so small outputs stay small
+  let retained = new Uint8Array(Math.min(capacity, INITIAL_RETAINED_BYTES))
   let filled = 0
   return {
     push(chunk) {
       counter.count(chunk)
-      const room = options.maxBytes - filled
+      const room = capacity - filled
       if (room <= 0 || chunk.length === 0) return
       const take = Math.min(room, chunk.length)
       if (filled + take > retained.length) {
-        const grown = new Uint8Array(Math.min(options.maxBytes, Math.max(retained.length * 2, filled + take)))
+        const grown = new Uint8Array(Math.min(capacity, Math.max(retained.length * 2, filled + take)))
         grown.set(retained.subarray(0, filled))
         retained = grown
       }
@@ -316,14 +327,19 @@ const headStream = (options: CutOptions): StreamCut => {
   }
 }
 
-/** Three bytes of look-back decide whether the first kept byte continues a sequence; one more whether it starts a line. */
-const TAIL_LOOKBACK = 4
+/**
+ * Three bytes before the budget are retained by a tail stream: they decide whether the first byte
+ * a single too-long line may keep continues a sequence (see `Utf8.suffixBoundary`). A line that
+ * fits the budget starts at least three bytes into the window, so its preceding newline is
+ * retained too.
+ */
+const TAIL_LOOKBACK = 3
 
 const tailStream = (options: CutOptions): StreamCut => {
   const counter = makeCounter()
   const capacity = options.maxBytes + TAIL_LOOKBACK
   // linear [0, filled) until `capacity` bytes were seen, then a full ring whose oldest byte is at `oldest`
-  let ring = new Uint8Array(Math.min(capacity, 64 * 1024))
+  let ring = new Uint8Array(Math.min(capacity, INITIAL_RETAINED_BYTES))
   let filled = 0
   let wrapped = false
   let oldest = 0

@@ -1,13 +1,16 @@
 /**
- * UTF-8 boundaries for cuts. A cut never lands inside a well-formed multi-byte sequence; bytes that
- * are not part of one (invalid input) are units of their own and decode to U+FFFD.
+ * UTF-8 boundaries for cuts. Bytes are grouped into the units a WHATWG UTF-8 decoder (`TextDecoder`)
+ * reads: a well-formed sequence, a maximal ill-formed subpart (which decodes to one U+FFFD), or a
+ * single stray byte (one U+FFFD). A cut only ever falls between two units, so it never splits a
+ * code point, and the decoded kept part is exactly a prefix (or suffix) of the decoded whole input,
+ * even when the input is not valid UTF-8.
  *
  * @since 0.1.0
  */
 
 const isContinuation = (byte: number): boolean => (byte & 0xc0) === 0x80
 
-/** Length of the sequence a lead byte announces, or 0 when it is no lead byte. */
+/** Length of the sequence a lead byte announces, or 0 when it is no lead byte (Unicode Table 3-7). */
 const sequenceLength = (byte: number): number => {
   if (byte >= 0xc2 && byte <= 0xdf) return 2
   if (byte >= 0xe0 && byte <= 0xef) return 3
@@ -16,28 +19,73 @@ const sequenceLength = (byte: number): number => {
 }
 
 /**
- * The start of the well-formed sequence covering `index`, or `index` itself when the byte there
- * starts a unit (ASCII, a lead byte, or a stray byte). Looks back at most three bytes.
+ * Whether `byte` may stand at `offset` (1..3) of a sequence led by `lead`. The second byte of
+ * E0, ED, F0 and F4 sequences has a narrower range: that excludes overlong forms, surrogates
+ * and code points above U+10FFFF (Unicode Table 3-7).
+ */
+const continues = (lead: number, offset: number, byte: number): boolean => {
+  if (offset === 1) {
+    switch (lead) {
+      case 0xe0:
+        return byte >= 0xa0 && byte <= 0xbf
+      case 0xed:
+        return byte >= 0x80 && byte <= 0x9f
+      case 0xf0:
+        return byte >= 0x90 && byte <= 0xbf
+      case 0xf4:
+        return byte >= 0x80 && byte <= 0x8f
+    }
+  }
+  return isContinuation(byte)
+}
+
+/**
+ * The start of the unit covering `index`. A lead byte or an ASCII byte always starts a unit; a
+ * continuation byte belongs to the lead at most three bytes before it when every byte from that
+ * lead up to it is valid at its position, else it stands alone.
  */
 const unitStart = (bytes: Uint8Array, index: number): number => {
   if (!isContinuation(bytes[index]!)) return index
   for (let back = 1; back <= 3 && index - back >= 0; back++) {
     const lead = bytes[index - back]!
     if (isContinuation(lead)) continue
-    const length = sequenceLength(lead)
-    if (length <= back) return index
-    for (let k = 1; k < length; k++) {
-      const at = index - back + k
-      if (at >= bytes.length || !isContinuation(bytes[at]!)) return index
+    if (sequenceLength(lead) <= back) return index
+    for (let offset = 1; offset <= back; offset++) {
+      if (!continues(lead, offset, bytes[index - back + offset]!)) return index
     }
     return index - back
   }
   return index
 }
 
+/** The end (exclusive) of the unit starting at `start`. */
+const unitEnd = (bytes: Uint8Array, start: number): number => {
+  const lead = bytes[start]!
+  const length = sequenceLength(lead)
+  let offset = 1
+  while (
+    offset < length &&
+    start + offset < bytes.length &&
+    continues(lead, offset, bytes[start + offset]!)
+  ) {
+    offset++
+  }
+  return start + offset
+}
+
 /**
- * The largest `k <= end` at which `bytes` can be cut without splitting a sequence: `bytes[0, k)` is
- * a safe prefix.
+ * Whether `bytes` can be cut before `index` without splitting a unit (true at both ends).
+ *
+ * @since 0.1.0
+ * @category boundaries
+ */
+export const isBoundary = (bytes: Uint8Array, index: number): boolean =>
+  index <= 0 || index >= bytes.length || unitStart(bytes, index) === index
+
+/**
+ * The largest `k <= end` at which `bytes` can be cut without splitting a unit: `bytes[0, k)` is a
+ * safe prefix. Looks at no byte after `end` and at most three before it, so for `end >= 4` the
+ * answer is at least `end - 3`.
  *
  * @since 0.1.0
  * @category boundaries
@@ -45,13 +93,13 @@ const unitStart = (bytes: Uint8Array, index: number): number => {
 export const prefixBoundary = (bytes: Uint8Array, end: number): number => {
   if (end >= bytes.length) return bytes.length
   if (end <= 0) return 0
-  // a cut at `end` is safe unless the byte at `end` continues a sequence that began before it
   return unitStart(bytes, end)
 }
 
 /**
- * The smallest `k >= start` at which `bytes` can be cut without splitting a sequence:
- * `bytes[k, length)` is a safe suffix.
+ * The smallest `k >= start` at which `bytes` can be cut without splitting a unit:
+ * `bytes[k, length)` is a safe suffix. Looks at most three bytes before `start` and three after,
+ * so the answer is at most `start + 3`.
  *
  * @since 0.1.0
  * @category boundaries
@@ -60,14 +108,14 @@ export const suffixBoundary = (bytes: Uint8Array, start: number): number => {
   if (start <= 0) return 0
   if (start >= bytes.length) return bytes.length
   const begin = unitStart(bytes, start)
-  if (begin === start) return start
-  return begin + sequenceLength(bytes[begin]!)
+  return begin === start ? start : unitEnd(bytes, begin)
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })
 
 /**
- * Decodes bytes to text; invalid sequences become U+FFFD, so the text is always valid Unicode.
+ * Decodes bytes to text; each ill-formed unit becomes one U+FFFD, so the text is always valid
+ * Unicode. A byte order mark is kept, not stripped, so the text stays faithful to the bytes.
  *
  * @since 0.1.0
  * @category decoding
