@@ -1,2 +1,20 @@
-/** Placeholder until the package lands. */
-export const packageName = "@toolcap/checkpoint"
+/**
+ * @since 0.1.0
+ */
+export * as Checkpoint from "./Checkpoint.js"
+/**
+ * @since 0.1.0
+ */
+export * as CheckpointError from "./CheckpointError.js"
+/**
+ * @since 0.1.0
+ */
+export * as CheckpointStore from "./CheckpointStore.js"
+/**
+ * @since 0.1.0
+ */
+export * as TokenEstimator from "./TokenEstimator.js"
+/**
+ * @since 0.1.0
+ */
+export * as Transcript from "./Transcript.js"

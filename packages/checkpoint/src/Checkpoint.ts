@@ -1,0 +1,508 @@
+/**
+ * The checkpoint builder (spec §4, §6 rule 5; DECISIONS §7). From an immutable transcript it
+ * reconstructs the next model context:
+ *
+ * 1. user messages only, newest first, until the retention budget; the one message that crosses
+ *    the budget keeps a head/tail share (75/25) of what is left, minus the marker's own tokens,
+ *    with the checkpoint marker between; older ones are dropped; kept ones stay in order;
+ * 2. the host's summary, when given, as one message of its own after them, not charged to the
+ *    user-message budget;
+ * 3. mid-turn, the open assistant turn and its parallel batch, every call with exactly one result;
+ *    results over the batch budget are water-filled to a common cap (75/25 with the marker inside
+ *    each), and everything cut is re-estimated and cut again until it fits.
+ *
+ * The input is never modified; the checkpoint is a new value describing only the new context.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Budgets } from "@toolcap/limits"
+import { CheckpointInvalid } from "./CheckpointError.js"
+import { cutToBudget, markerBlock, repairSurrogates } from "./internal/cut.js"
+import * as TokenEstimator from "./TokenEstimator.js"
+import * as Transcript from "./Transcript.js"
+
+const Count = Schema.Int.pipe(Schema.nonNegative())
+
+/**
+ * Where a context message comes from.
+ *
+ * - `retained`: a user message kept whole;
+ * - `cut`: the user message that crossed the retention budget, head and tail around the marker;
+ * - `summary`: the host's summary;
+ * - `turn`: the open assistant turn of a mid-turn checkpoint;
+ * - `result` / `result-cut`: a result of its parallel batch, whole / cut to the cap.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Origin = Schema.Literal("retained", "cut", "summary", "turn", "result", "result-cut")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Origin = typeof Origin.Type
+
+/**
+ * One message of the reconstructed context. `message.id` is the id of the transcript message it
+ * comes from (`checkpoint:summary` for the summary).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ContextEntry = Schema.Struct({
+  origin: Origin,
+  message: Transcript.Message,
+  /** Tokens of the message's text as it stands in the context (a turn: text, call names and arguments). */
+  tokens: Count
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ContextEntry = typeof ContextEntry.Type
+
+/**
+ * How one message was cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const CutFigures = Schema.Struct({
+  messageId: Schema.String,
+  /** Tokens of the whole original text. */
+  originalTokens: Count,
+  /** The budget it was cut to (what was left of the retention budget, or the batch cap). */
+  budgetTokens: Count,
+  markerTokens: Count,
+  headTokens: Count,
+  tailTokens: Count,
+  /** The cut text re-estimated as a whole; never above `budgetTokens`. */
+  tokens: Count,
+  /** UTF-16 units of the original kept at the start and at the end. */
+  headLength: Count,
+  tailLength: Count
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CutFigures = typeof CutFigures.Type
+
+/**
+ * One call of the open batch and its result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const BatchResult = Schema.Struct({
+  callId: Schema.String,
+  messageId: Schema.String,
+  originalTokens: Count,
+  tokens: Count,
+  /** Present when the result was cut to the cap. */
+  cut: Schema.NullOr(CutFigures)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type BatchResult = typeof BatchResult.Type
+
+/**
+ * The open assistant turn of a mid-turn checkpoint and its parallel batch.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Batch = Schema.Struct({
+  assistantId: Schema.String,
+  /** Tokens of the assistant turn itself (text, call names and arguments), kept verbatim. */
+  turnTokens: Count,
+  /** The batch budget the results were bounded by. */
+  budgetTokens: Count,
+  /** Results before cutting. */
+  originalTokens: Count,
+  /** Results after cutting, re-estimated; never above `budgetTokens`. */
+  tokens: Count,
+  /** The water-filling cap, when results were cut. */
+  cap: Schema.NullOr(Count),
+  /** Results in transcript order, each answering one call. */
+  results: Schema.Array(BatchResult),
+  /** Calls of the turn with no result yet; the host appends their results before the next request. */
+  pending: Schema.Array(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Batch = typeof Batch.Type
+
+/**
+ * A repair made to text that entered the context (the transcript itself is untouched).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Repair = Schema.Struct({
+  messageId: Schema.String,
+  /** Lone UTF-16 surrogates (not encodable as UTF-8) were replaced by U+FFFD. */
+  kind: Schema.Literal("lone-surrogate")
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Repair = typeof Repair.Type
+
+/**
+ * A checkpoint: the reconstructed context and the figures that explain it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Checkpoint = Schema.Struct({
+  /** The reconstructed context, in order: retained user messages, summary, open turn, its results. */
+  context: Schema.Array(ContextEntry),
+  /** Messages in the transcript it was built from. */
+  transcriptLength: Count,
+  /** The retention budget in force. */
+  retentionBudget: Count,
+  /** Tokens of the retained user messages, the cut one included, re-estimated; never above the budget. */
+  retainedTokens: Count,
+  /** Tokens of the summary (0 without one); not charged to the retention budget. */
+  summaryTokens: Count,
+  /** The user message that crossed the budget and was cut, if one was. */
+  cut: Schema.NullOr(CutFigures),
+  dropped: Schema.Struct({
+    /** User messages left out, oldest first (the crossing one too when nothing of it fit). */
+    userMessageIds: Schema.Array(Schema.String),
+    /** Assistant and tool messages left out: no tool result crosses a checkpoint outside the open batch. */
+    otherMessages: Count
+  }),
+  /** The open turn, for a mid-turn checkpoint. */
+  batch: Schema.NullOr(Batch),
+  repairs: Schema.Array(Repair)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Checkpoint = typeof Checkpoint.Type
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface BuildOptions {
+  /** The host's summary of what the dropped history did; placed after the retained user messages. */
+  readonly summary?: string | undefined
+}
+
+/**
+ * The id of the summary message in the context.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const summaryId = `${Transcript.reservedIdPrefix}summary`
+
+const checkBudgets = (budgets: Budgets.BudgetsValue): Effect.Effect<void, CheckpointInvalid> => {
+  for (const field of ["checkpointRetentionTokens", "checkpointBatchTokens"] as const) {
+    const value = budgets[field]
+    if (!Number.isInteger(value) || value < 1) {
+      return Effect.fail(
+        new CheckpointInvalid({
+          reason: "budget",
+          detail: `${field} must be a positive integer of tokens, got ${value}; set ${Budgets.envName(field)} to at least 1`
+        })
+      )
+    }
+  }
+  const share = budgets.checkpointHeadShare
+  if (!(share > 0 && share < 1)) {
+    return Effect.fail(
+      new CheckpointInvalid({
+        reason: "budget",
+        detail: `checkpointHeadShare must lie strictly between 0 and 1, got ${share}`
+      })
+    )
+  }
+  return Effect.void
+}
+
+/** The index where the open assistant turn starts, or -1: the last non-result message is an assistant
+ * message with tool calls, and every message after it answers one of its calls. */
+const openTurnIndex = (messages: ReadonlyArray<Transcript.Message>): number => {
+  let at = messages.length - 1
+  while (at >= 0 && messages[at]!.role === "tool") at--
+  const turn = messages[at]
+  if (turn === undefined || turn.role !== "assistant" || turn.toolCalls.length === 0) return -1
+  const callIds = new Set(turn.toolCalls.map((call) => call.id))
+  for (let k = at + 1; k < messages.length; k++) {
+    const result = messages[k] as Transcript.ToolResultMessage
+    if (!callIds.has(result.callId)) return -1
+  }
+  return at
+}
+
+/** The largest cap with sum(min(size, cap)) <= budget, for sizes that together exceed it. */
+const waterLevel = (sizes: ReadonlyArray<number>, budget: number): number => {
+  const sorted = [...sizes].sort((a, b) => a - b)
+  let below = 0
+  for (let k = 0; k < sorted.length; k++) {
+    const cap = Math.floor((budget - below) / (sorted.length - k))
+    if (cap < sorted[k]!) return cap
+    below += sorted[k]!
+  }
+  return sorted[sorted.length - 1] ?? budget
+}
+
+const turnTokens = (estimate: (text: string) => number, turn: Transcript.AssistantMessage): number =>
+  turn.toolCalls.reduce((sum, call) => sum + estimate(call.name) + estimate(call.arguments), estimate(turn.text))
+
+/**
+ * Builds the checkpoint of a neutral transcript (see `Transcript` for provider shapes). Fails with
+ * `CheckpointInvalid` on a malformed transcript or a budget that cannot hold what must be kept.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const build = (
+  transcript: unknown,
+  options: BuildOptions = {}
+): Effect.Effect<Checkpoint, CheckpointInvalid, Budgets.Budgets | TokenEstimator.TokenEstimator> =>
+  Effect.gen(function* () {
+    const budgets = yield* Budgets.Budgets
+    const { estimate } = yield* TokenEstimator.TokenEstimator
+    yield* checkBudgets(budgets)
+    const decoded = yield* Transcript.decode(transcript)
+    return yield* fromTranscript(decoded, options, budgets, estimate)
+  })
+
+/**
+ * Builds the checkpoint of an already decoded and validated transcript.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromTranscript = (
+  transcript: Transcript.Transcript,
+  options: BuildOptions,
+  budgets: Budgets.BudgetsValue,
+  estimate: (text: string) => number
+): Effect.Effect<Checkpoint, CheckpointInvalid> =>
+  Effect.suspend(() => {
+    const messages = transcript.messages
+    const retentionBudget = budgets.checkpointRetentionTokens
+    const headShare = budgets.checkpointHeadShare
+    const repairs: Array<Repair> = []
+    const repaired = (id: string, text: string): string => {
+      const fixed = repairSurrogates(text)
+      if (fixed === undefined) return text
+      repairs.push({ messageId: id, kind: "lone-surrogate" })
+      return fixed
+    }
+
+    const turnAt = openTurnIndex(messages)
+    const historyEnd = turnAt === -1 ? messages.length : turnAt
+
+    // 1. user messages, newest first, until the budget
+    const retained: Array<ContextEntry> = []
+    let used = 0
+    let cut: CutFigures | null = null
+    let crossing = -1
+    for (let at = historyEnd - 1; at >= 0; at--) {
+      const message = messages[at]!
+      if (message.role !== "user") continue
+      const text = repaired(message.id, message.text)
+      const tokens = estimate(text)
+      if (used + tokens <= retentionBudget) {
+        retained.push({ origin: "retained", message: text === message.text ? message : { ...message, text }, tokens })
+        used += tokens
+        continue
+      }
+      crossing = at
+      const left = retentionBudget - used
+      const shortened = cutToBudget(estimate, text, left, headShare, 1)
+      if (shortened !== undefined) {
+        retained.push({ origin: "cut", message: { ...message, text: shortened.text }, tokens: shortened.tokens })
+        used += shortened.tokens
+        cut = {
+          messageId: message.id,
+          originalTokens: tokens,
+          budgetTokens: left,
+          markerTokens: shortened.markerTokens,
+          headTokens: shortened.headTokens,
+          tailTokens: shortened.tailTokens,
+          tokens: shortened.tokens,
+          headLength: shortened.headLength,
+          tailLength: shortened.tailLength
+        }
+      }
+      break
+    }
+    retained.reverse()
+
+    const droppedUserIds: Array<string> = []
+    let otherDropped = 0
+    const lastDropped = cut === null ? crossing : crossing - 1
+    for (let at = 0; at < historyEnd; at++) {
+      const message = messages[at]!
+      if (message.role === "user") {
+        if (at <= lastDropped) droppedUserIds.push(message.id)
+      } else otherDropped++
+    }
+
+    // 2. the summary, after the retained user messages, not charged to their budget
+    const context: Array<ContextEntry> = retained
+    let summaryTokens = 0
+    if (options.summary !== undefined) {
+      const text = repaired(summaryId, options.summary)
+      summaryTokens = estimate(text)
+      context.push({ origin: "summary", message: { role: "user", id: summaryId, text }, tokens: summaryTokens })
+    }
+
+    // 3. the open turn and its batch
+    let batch: Batch | null = null
+    if (turnAt !== -1) {
+      const turn = messages[turnAt] as Transcript.AssistantMessage
+      const fixedText = repairSurrogates(turn.text)
+      const fixedCalls = turn.toolCalls.map((call) => {
+        const name = repairSurrogates(call.name)
+        const args = repairSurrogates(call.arguments)
+        return name === undefined && args === undefined
+          ? call
+          : { ...call, name: name ?? call.name, arguments: args ?? call.arguments }
+      })
+      const turnRepaired = fixedText !== undefined || fixedCalls.some((call, k) => call !== turn.toolCalls[k])
+      if (turnRepaired) repairs.push({ messageId: turn.id, kind: "lone-surrogate" })
+      const turnMessage: Transcript.AssistantMessage = turnRepaired
+        ? { ...turn, text: fixedText ?? turn.text, toolCalls: fixedCalls }
+        : turn
+      const turnCost = turnTokens(estimate, turnMessage)
+      context.push({ origin: "turn", message: turnMessage, tokens: turnCost })
+
+      const results = messages.slice(turnAt + 1) as Array<Transcript.ToolResultMessage>
+      const texts = results.map((result) => repaired(result.id, result.text))
+      const sizes = texts.map(estimate)
+      const batchBudget = budgets.checkpointBatchTokens
+      const originalTokens = sizes.reduce((sum, size) => sum + size, 0)
+      let cap: number | null = null
+      let rendered: Array<{ text: string; tokens: number; cut: CutFigures | null }> = texts.map((text, k) => ({
+        text,
+        tokens: sizes[k]!,
+        cut: null
+      }))
+      if (originalTokens > batchBudget) {
+        let level = waterLevel(sizes, batchBudget)
+        // re-estimate after cutting; lower the cap and cut again while the batch still exceeds its budget
+        for (;;) {
+          const attempt: typeof rendered = []
+          let feasible = true
+          for (let k = 0; k < texts.length; k++) {
+            const size = sizes[k]!
+            if (size <= level) {
+              attempt.push({ text: texts[k]!, tokens: size, cut: null })
+              continue
+            }
+            const shortened = cutToBudget(estimate, texts[k]!, level, headShare, 0)
+            if (shortened === undefined) {
+              feasible = false
+              break
+            }
+            attempt.push({
+              text: shortened.text,
+              tokens: shortened.tokens,
+              cut: {
+                messageId: results[k]!.id,
+                originalTokens: size,
+                budgetTokens: level,
+                markerTokens: shortened.markerTokens,
+                headTokens: shortened.headTokens,
+                tailTokens: shortened.tailTokens,
+                tokens: shortened.tokens,
+                headLength: shortened.headLength,
+                tailLength: shortened.tailLength
+              }
+            })
+          }
+          const total = attempt.reduce((sum, entry) => sum + entry.tokens, 0)
+          if (!feasible) {
+            const markerTokens = estimate(markerBlock)
+            const needed = sizes.reduce((sum, size) => sum + Math.min(size, markerTokens), 0)
+            return Effect.fail(
+              new CheckpointInvalid({
+                reason: "budget",
+                messageId: turn.id,
+                detail: `checkpointBatchTokens (${batchBudget}) cannot hold the ${results.length} results of the open batch even with each cut down to its marker; set ${Budgets.envName("checkpointBatchTokens")} to at least ${needed}`
+              })
+            )
+          }
+          if (total <= batchBudget) {
+            rendered = attempt
+            cap = level
+            break
+          }
+          const cutCount = attempt.filter((entry) => entry.cut !== null).length
+          level -= Math.max(1, Math.ceil((total - batchBudget) / Math.max(1, cutCount)))
+        }
+      }
+      const batchResults: Array<BatchResult> = results.map((result, k) => ({
+        callId: result.callId,
+        messageId: result.id,
+        originalTokens: sizes[k]!,
+        tokens: rendered[k]!.tokens,
+        cut: rendered[k]!.cut
+      }))
+      results.forEach((result, k) => {
+        const entry = rendered[k]!
+        context.push({
+          origin: entry.cut === null ? "result" : "result-cut",
+          message: entry.text === result.text ? result : { ...result, text: entry.text },
+          tokens: entry.tokens
+        })
+      })
+      const answered = new Set(results.map((result) => result.callId))
+      batch = {
+        assistantId: turn.id,
+        turnTokens: turnCost,
+        budgetTokens: batchBudget,
+        originalTokens,
+        tokens: rendered.reduce((sum, entry) => sum + entry.tokens, 0),
+        cap,
+        results: batchResults,
+        pending: turn.toolCalls.filter((call) => !answered.has(call.id)).map((call) => call.id)
+      }
+    }
+
+    return Effect.succeed({
+      context,
+      transcriptLength: messages.length,
+      retentionBudget,
+      retainedTokens: used,
+      summaryTokens,
+      cut,
+      dropped: { userMessageIds: droppedUserIds, otherMessages: otherDropped },
+      batch,
+      repairs
+    })
+  })
+
+/**
+ * The reconstructed context as a neutral transcript, ready for `Transcript.toAnthropic` and friends.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toTranscript = (checkpoint: Checkpoint): Transcript.Transcript => ({
+  messages: checkpoint.context.map((entry) => entry.message)
+})
