@@ -135,7 +135,7 @@ describe("Truncate laws", () => {
   )
 
   it.prop(
-    "streaming == one-shot for every chunking (random split sizes, empty chunks)",
+    "streaming == one-shot for every chunking (random chunk sizes, empty chunks)",
     { input: bytes, budget: anyBudget, sizes: chunkSizes },
     ({ budget, input, sizes }) => {
       const stream = Truncate.stream(budget)

@@ -1,0 +1,242 @@
+// spec §2 limit table and DECISIONS §0: one schema, the table as defaults, overrides per field from
+// a Layer or from effect Config (TOOLCAP_*), invalid overrides fail at startup naming the field.
+import { assert, describe, it } from "@effect/vitest"
+import { Budgets } from "@toolcap/limits"
+import { ConfigProvider, Effect, Either, FastCheck as fc, Layer } from "effect"
+
+const KB = 1024
+
+/** The spec's table (plus the DECISIONS numbers that live in the same schema), written out by hand. */
+const table = {
+  searchMaxBytes: 48 * KB,
+  searchMaxLines: 2000,
+  shellStdoutMaxBytes: 96 * KB,
+  shellStdoutMaxLines: 4000,
+  shellStderrMaxBytes: 96 * KB,
+  shellStderrMaxLines: 4000,
+  maxLineChars: 2000,
+  readWindowLines: 2000,
+  grepHeadLimit: 200,
+  globLimit: 100,
+  globMaxLimit: 1000,
+  captureMaxBytes: 512 * KB,
+  captureMaxLines: 200_000,
+  spillMaxBytes: 512 * KB,
+  bashTimeoutDefaultSeconds: 60,
+  bashTimeoutMinSeconds: 1,
+  bashTimeoutMaxSeconds: 300,
+  bashKillGraceMs: 2000,
+  bashDrainGraceMs: 1000,
+  binarySniffBytes: 4 * KB,
+  binaryNonPrintableRatio: 0.3,
+  checkpointRetentionTokens: 20_000,
+  checkpointBatchTokens: 20_000,
+  checkpointHeadShare: 0.75
+}
+
+const fromEnv = (env: Record<string, string>) =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+/** Builds `layerConfig` under the given environment and returns the budgets or the error text. */
+const loadFromEnv = (env: Record<string, string>) =>
+  Budgets.Budgets.pipe(
+    Effect.provide(Budgets.layerConfig.pipe(Layer.provide(fromEnv(env)))),
+    Effect.mapError((error) => String(error)),
+    Effect.either
+  )
+
+describe("Budgets.defaults", () => {
+  it("equal the spec's limit table, field by field", () => {
+    assert.deepStrictEqual([...Budgets.fieldNames], Object.keys(table))
+    for (const field of Budgets.fieldNames) {
+      assert.strictEqual(Budgets.defaults[field], table[field], field)
+    }
+  })
+
+  it.effect("are what Budgets.layer provides", () =>
+    Effect.gen(function* () {
+      const budgets = yield* Budgets.Budgets
+      assert.strictEqual(budgets, Budgets.defaults)
+    }).pipe(Effect.provide(Budgets.layer))
+  )
+
+  it("keep capture and spill above the Bash result budget (spec §7)", () => {
+    const { captureMaxBytes, captureMaxLines, shellStdoutMaxBytes, shellStdoutMaxLines, spillMaxBytes } =
+      Budgets.defaults
+    assert.isAbove(captureMaxBytes, shellStdoutMaxBytes)
+    assert.isAbove(captureMaxLines, shellStdoutMaxLines)
+    assert.isAbove(spillMaxBytes, shellStdoutMaxBytes)
+  })
+})
+
+describe("Budgets.layerWith", () => {
+  it.effect("overrides one field and keeps the others", () =>
+    Effect.gen(function* () {
+      const budgets = yield* Budgets.Budgets
+      assert.strictEqual(budgets.searchMaxBytes, 32 * KB)
+      assert.strictEqual(budgets.searchMaxLines, 2000)
+      assert.strictEqual(budgets.shellStdoutMaxBytes, 96 * KB)
+    }).pipe(Effect.provide(Budgets.layerWith({ searchMaxBytes: 32 * KB })))
+  )
+
+  const rejected: ReadonlyArray<[string, Partial<Record<Budgets.BudgetField, number>>, string, string]> = [
+    ["zero", { grepHeadLimit: 0 }, "grepHeadLimit", ">= 1, got 0"],
+    ["a fraction", { searchMaxLines: 1.5 }, "searchMaxLines", "whole number"],
+    ["NaN", { maxLineChars: Number.NaN }, "maxLineChars", "got NaN"],
+    ["a byte budget below 4", { searchMaxBytes: 3 }, "searchMaxBytes", ">= 4"],
+    ["capture below the result budget", { captureMaxBytes: 64 * KB }, "captureMaxBytes", "greater than"],
+    ["capture equal to the result budget", { captureMaxLines: 4000 }, "captureMaxLines", "greater than"],
+    ["spill below the result budget", { spillMaxBytes: 90 * KB }, "spillMaxBytes", "greater than"],
+    [
+      "timeout default above the range",
+      { bashTimeoutDefaultSeconds: 301 },
+      "bashTimeoutDefaultSeconds",
+      "1..300"
+    ],
+    [
+      "timeout default below the range",
+      { bashTimeoutMinSeconds: 10, bashTimeoutDefaultSeconds: 5 },
+      "bashTimeoutDefaultSeconds",
+      "10..300"
+    ],
+    ["an inverted timeout range", { bashTimeoutMinSeconds: 301 }, "bashTimeoutMinSeconds", "must not exceed"],
+    ["glob limit above its maximum", { globLimit: 1001 }, "globLimit", "globMaxLimit"],
+    ["a share outside (0, 1)", { checkpointHeadShare: 1 }, "checkpointHeadShare", "between 0 and 1"],
+    ["an unknown field", { searchMaxByte: 1 } as never, "searchMaxByte", "not a budget field"]
+  ]
+
+  for (const [label, overrides, field, rule] of rejected) {
+    it.effect(`rejects ${label}, naming ${field}`, () =>
+      Effect.gen(function* () {
+        const error = yield* Budgets.Budgets.pipe(Effect.provide(Budgets.layerWith(overrides)), Effect.flip)
+        assert.instanceOf(error, Budgets.BudgetsInvalid)
+        assert.include(error.fields, field)
+        assert.include(error.message, field)
+        assert.include(error.message, rule)
+      })
+    )
+  }
+
+  it("reports every rejected field at once", () => {
+    const result = Budgets.make({ searchMaxBytes: 0, grepHeadLimit: -1 })
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result))
+      assert.sameMembers([...result.left.fields], ["grepHeadLimit", "searchMaxBytes"])
+  })
+
+  it.prop(
+    "accepts any byte budget >= 4 and rejects any below, for every byte field",
+    {
+      field: fc.constantFrom(
+        "searchMaxBytes" as const,
+        "shellStdoutMaxBytes" as const,
+        "shellStderrMaxBytes" as const
+      ),
+      value: fc.integer({ min: -10, max: 64 * KB })
+    },
+    ({ field, value }) => {
+      assert.strictEqual(Either.isRight(Budgets.make({ [field]: value })), value >= 4)
+    },
+    { fastCheck: { numRuns: 1000 } }
+  )
+})
+
+describe("Budgets.layerConfig (TOOLCAP_* variables)", () => {
+  it("names one variable per field", () => {
+    assert.deepStrictEqual(Budgets.fieldNames.map(Budgets.envName), [
+      "TOOLCAP_SEARCH_MAX_BYTES",
+      "TOOLCAP_SEARCH_MAX_LINES",
+      "TOOLCAP_SHELL_STDOUT_MAX_BYTES",
+      "TOOLCAP_SHELL_STDOUT_MAX_LINES",
+      "TOOLCAP_SHELL_STDERR_MAX_BYTES",
+      "TOOLCAP_SHELL_STDERR_MAX_LINES",
+      "TOOLCAP_MAX_LINE_CHARS",
+      "TOOLCAP_READ_WINDOW_LINES",
+      "TOOLCAP_GREP_HEAD_LIMIT",
+      "TOOLCAP_GLOB_LIMIT",
+      "TOOLCAP_GLOB_MAX_LIMIT",
+      "TOOLCAP_CAPTURE_MAX_BYTES",
+      "TOOLCAP_CAPTURE_MAX_LINES",
+      "TOOLCAP_SPILL_MAX_BYTES",
+      "TOOLCAP_BASH_TIMEOUT_DEFAULT_SECONDS",
+      "TOOLCAP_BASH_TIMEOUT_MIN_SECONDS",
+      "TOOLCAP_BASH_TIMEOUT_MAX_SECONDS",
+      "TOOLCAP_BASH_KILL_GRACE_MS",
+      "TOOLCAP_BASH_DRAIN_GRACE_MS",
+      "TOOLCAP_BINARY_SNIFF_BYTES",
+      "TOOLCAP_BINARY_NON_PRINTABLE_RATIO",
+      "TOOLCAP_CHECKPOINT_RETENTION_TOKENS",
+      "TOOLCAP_CHECKPOINT_BATCH_TOKENS",
+      "TOOLCAP_CHECKPOINT_HEAD_SHARE"
+    ])
+  })
+
+  it.effect("with no variables set gives the defaults", () =>
+    Effect.gen(function* () {
+      const budgets = yield* loadFromEnv({ UNRELATED: "1" }).pipe(Effect.flatten)
+      for (const field of Budgets.fieldNames) assert.strictEqual(budgets[field], table[field], field)
+    })
+  )
+
+  it.effect("reads overrides from the variables", () =>
+    Effect.gen(function* () {
+      const budgets = yield* loadFromEnv({
+        TOOLCAP_SEARCH_MAX_BYTES: "65536",
+        TOOLCAP_SHELL_STDERR_MAX_LINES: " 500 ",
+        TOOLCAP_BINARY_NON_PRINTABLE_RATIO: "0.25",
+        TOOLCAP_CAPTURE_MAX_BYTES: "1e6"
+      }).pipe(Effect.flatten)
+      assert.strictEqual(budgets.searchMaxBytes, 65536)
+      assert.strictEqual(budgets.shellStderrMaxLines, 500)
+      assert.strictEqual(budgets.binaryNonPrintableRatio, 0.25)
+      assert.strictEqual(budgets.captureMaxBytes, 1_000_000)
+      assert.strictEqual(budgets.shellStdoutMaxBytes, 96 * KB)
+    })
+  )
+
+  const bad: ReadonlyArray<[string, Record<string, string>, string]> = [
+    ["a non-number", { TOOLCAP_SHELL_STDOUT_MAX_BYTES: "96KB" }, "TOOLCAP_SHELL_STDOUT_MAX_BYTES"],
+    ["an empty value", { TOOLCAP_GREP_HEAD_LIMIT: "" }, "TOOLCAP_GREP_HEAD_LIMIT"],
+    ["hexadecimal", { TOOLCAP_GLOB_LIMIT: "0x10" }, "TOOLCAP_GLOB_LIMIT"],
+    ["Infinity", { TOOLCAP_SEARCH_MAX_LINES: "Infinity" }, "TOOLCAP_SEARCH_MAX_LINES"],
+    ["0", { TOOLCAP_MAX_LINE_CHARS: "0" }, "TOOLCAP_MAX_LINE_CHARS"],
+    ["a byte budget below 4", { TOOLCAP_SEARCH_MAX_BYTES: "2" }, "TOOLCAP_SEARCH_MAX_BYTES"],
+    ["capture below the result budget", { TOOLCAP_CAPTURE_MAX_BYTES: "65536" }, "TOOLCAP_CAPTURE_MAX_BYTES"],
+    [
+      "a result budget raised above capture",
+      { TOOLCAP_SHELL_STDOUT_MAX_LINES: "250000" },
+      "TOOLCAP_CAPTURE_MAX_LINES"
+    ],
+    [
+      "a timeout default outside the range",
+      { TOOLCAP_BASH_TIMEOUT_DEFAULT_SECONDS: "301" },
+      "TOOLCAP_BASH_TIMEOUT_DEFAULT_SECONDS"
+    ],
+    [
+      "a timeout default below a raised minimum",
+      { TOOLCAP_BASH_TIMEOUT_MIN_SECONDS: "90" },
+      "TOOLCAP_BASH_TIMEOUT_DEFAULT_SECONDS"
+    ]
+  ]
+
+  for (const [label, env, variable] of bad) {
+    it.effect(`fails at startup on ${label}, naming ${variable}`, () =>
+      Effect.gen(function* () {
+        const result = yield* loadFromEnv(env)
+        assert.isTrue(Either.isLeft(result))
+        if (Either.isLeft(result)) assert.include(result.left, variable)
+      })
+    )
+  }
+
+  it.effect("reports every bad variable, not just the first", () =>
+    Effect.gen(function* () {
+      const result = yield* loadFromEnv({ TOOLCAP_SEARCH_MAX_BYTES: "abc", TOOLCAP_GREP_HEAD_LIMIT: "0" })
+      assert.isTrue(Either.isLeft(result))
+      if (Either.isLeft(result)) {
+        assert.include(result.left, "TOOLCAP_SEARCH_MAX_BYTES (searchMaxBytes) must be a number")
+        assert.include(result.left, "TOOLCAP_GREP_HEAD_LIMIT (grepHeadLimit) must be a whole number")
+      }
+    })
+  )
+})

@@ -1,0 +1,173 @@
+// DECISIONS §2: the markers, character for character, and where they go (spec §3: appended for a
+// head cut, prepended for a tail cut; the spill sentence only when a copy was really written).
+import { assert, describe, it } from "@effect/vitest"
+import { Marker, Truncate } from "@toolcap/limits"
+
+const spillPath = "/data/scratch/s-1/tool-output/bash-stdout-1700000000000-0.log"
+const shell = { maxLines: 4000, maxBytes: 96 * 1024 }
+
+describe("Marker.render", () => {
+  it("head cut without a spill file", () => {
+    assert.strictEqual(
+      Marker.render({ keep: "head", keptLines: 4000, totalLines: 51234, keptBytes: 30000, ...shell }),
+      "[truncated: kept the first 4000 of 51234 lines; limit 4000 lines / 96KB. Narrow the request to see more.]"
+    )
+  })
+
+  it("head cut with a spill file (the spec's first example)", () => {
+    assert.strictEqual(
+      Marker.render({
+        keep: "head",
+        keptLines: 4000,
+        totalLines: 51234,
+        keptBytes: 30000,
+        ...shell,
+        spillPath: "<path>"
+      }),
+      "[truncated: kept the first 4000 of 51234 lines; limit 4000 lines / 96KB. Full output saved to <path> \u2014 Grep it, or Read it with offset/limit.]"
+    )
+  })
+
+  it("tail cut without a spill file (the spec's second example)", () => {
+    assert.strictEqual(
+      Marker.render({ keep: "tail", keptLines: 1200, totalLines: 51234, keptBytes: 98000, ...shell }),
+      "[truncated: kept the last 1200 of 51234 lines; limit 4000 lines / 96KB. Narrow the request to see more.]"
+    )
+  })
+
+  it("tail cut with a spill file", () => {
+    assert.strictEqual(
+      Marker.render({
+        keep: "tail",
+        keptLines: 1200,
+        totalLines: 51234,
+        keptBytes: 98000,
+        ...shell,
+        spillPath
+      }),
+      `[truncated: kept the last 1200 of 51234 lines; limit 4000 lines / 96KB. Full output saved to ${spillPath} \u2014 Grep it, or Read it with offset/limit.]`
+    )
+  })
+
+  it("single line without a spill file", () => {
+    for (const keep of ["head", "tail"] as const) {
+      assert.strictEqual(
+        Marker.render({
+          keep,
+          keptLines: 0,
+          totalLines: 1,
+          keptBytes: 98304,
+          singleLineBytes: 4200000,
+          ...shell
+        }),
+        "[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 4200000-byte line. Narrow the request to see more.]"
+      )
+    }
+  })
+
+  it("single line with a spill file (the spec's third example)", () => {
+    for (const keep of ["head", "tail"] as const) {
+      assert.strictEqual(
+        Marker.render({
+          keep,
+          keptLines: 0,
+          totalLines: 3,
+          keptBytes: 98304,
+          singleLineBytes: 4200000,
+          ...shell,
+          spillPath: "<path>"
+        }),
+        "[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 4200000-byte line. Full output saved to <path> \u2014 Grep it, or Read it with offset/limit.]"
+      )
+    }
+  })
+
+  it("the search budget renders as 48KB / 2000 lines", () => {
+    assert.strictEqual(
+      Marker.render({
+        keep: "head",
+        keptLines: 2000,
+        totalLines: 2001,
+        keptBytes: 4000,
+        maxLines: 2000,
+        maxBytes: 48 * 1024
+      }),
+      "[truncated: kept the first 2000 of 2001 lines; limit 2000 lines / 48KB. Narrow the request to see more.]"
+    )
+  })
+
+  it("the checkpoint marker is its own text", () => {
+    assert.strictEqual(
+      Marker.checkpointMarker,
+      "[checkpoint truncated: this message crossed the retained context budget]"
+    )
+  })
+
+  it("nextStep names the spill file only when one was written", () => {
+    assert.strictEqual(Marker.nextStep(undefined), "Narrow the request to see more.")
+    assert.strictEqual(
+      Marker.nextStep("/x/y.log"),
+      "Full output saved to /x/y.log \u2014 Grep it, or Read it with offset/limit."
+    )
+  })
+})
+
+describe("Marker.formatKB", () => {
+  it("prints whole KB as integers (KB = 1024 bytes)", () => {
+    assert.strictEqual(Marker.formatKB(98304), "96")
+    assert.strictEqual(Marker.formatKB(49152), "48")
+    assert.strictEqual(Marker.formatKB(1024), "1")
+    assert.strictEqual(Marker.formatKB(524288), "512")
+  })
+
+  it("rounds other limits down, never claiming more than applied and never reading 0", () => {
+    assert.strictEqual(Marker.formatKB(100000), "97.65")
+    assert.strictEqual(Marker.formatKB(1500), "1.46")
+    assert.strictEqual(Marker.formatKB(1023), "0.99")
+    assert.strictEqual(Marker.formatKB(1000), "0.97")
+    assert.strictEqual(Marker.formatKB(4), "0.0039")
+    assert.strictEqual(Marker.formatKB(1536), "1.5")
+  })
+})
+
+describe("Marker.attach", () => {
+  it("appends after a head, on a line of its own", () => {
+    assert.strictEqual(Marker.attach("a\nb\n", "head", "[m]"), "a\nb\n[m]")
+    assert.strictEqual(Marker.attach("abc", "head", "[m]"), "abc\n[m]")
+  })
+
+  it("prepends before a tail, on a line of its own", () => {
+    assert.strictEqual(Marker.attach("a\nb\n", "tail", "[m]"), "[m]\na\nb\n")
+    assert.strictEqual(Marker.attach("bc", "tail", "[m]"), "[m]\nbc")
+  })
+})
+
+describe("Truncate.render places the marker of a real cut", () => {
+  const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("")
+
+  it("head: kept text, then the marker", () => {
+    const cut = Truncate.cutString(lines, { keep: "head", maxBytes: 1024, maxLines: 3 })
+    assert.strictEqual(
+      Truncate.render(cut),
+      "line 1\nline 2\nline 3\n[truncated: kept the first 3 of 10 lines; limit 3 lines / 1KB. Narrow the request to see more.]"
+    )
+    assert.strictEqual(
+      Truncate.render(cut, spillPath),
+      `line 1\nline 2\nline 3\n[truncated: kept the first 3 of 10 lines; limit 3 lines / 1KB. Full output saved to ${spillPath} \u2014 Grep it, or Read it with offset/limit.]`
+    )
+  })
+
+  it("tail: the marker, then the kept text", () => {
+    const cut = Truncate.cutString(lines, { keep: "tail", maxBytes: 1024, maxLines: 2 })
+    assert.strictEqual(
+      Truncate.render(cut),
+      "[truncated: kept the last 2 of 10 lines; limit 2 lines / 1KB. Narrow the request to see more.]\nline 9\nline 10\n"
+    )
+  })
+
+  it("no marker when nothing was cut, even with a spill path", () => {
+    const cut = Truncate.cutString(lines, { keep: "head", maxBytes: 1024, maxLines: 10 })
+    assert.isFalse(cut.truncated)
+    assert.strictEqual(Truncate.render(cut, spillPath), lines)
+  })
+})
