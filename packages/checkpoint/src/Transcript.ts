@@ -305,8 +305,9 @@ const finish = (messages: Array<Message>): Effect.Effect<Transcript, CheckpointI
 // Anthropic Messages
 
 /**
- * From Anthropic Messages (`messages` of a request, or the request itself). A user message's
- * `tool_result` blocks become tool results and its text blocks user messages, in block order;
+ * From Anthropic Messages (`messages` of a request, or the request itself). Each block of a user
+ * message becomes a message of its own, in block order: `tool_result` blocks tool results, text
+ * blocks user messages;
  * `thinking` / `redacted_thinking` blocks are dropped; other non-text blocks (image, document,
  * server tools) become the text `[type omitted]`.
  *
@@ -328,17 +329,11 @@ export const fromAnthropic = (input: unknown): Effect.Effect<Transcript, Checkpo
           continue
         }
         const parts: Array<Omit<UserMessage, "id"> | Omit<ToolResultMessage, "id">> = []
-        let run: Array<string> | undefined
-        const flush = () => {
-          if (run !== undefined) parts.push({ role: "user", text: run.join("\n\n") })
-          run = undefined
-        }
         for (const block of content as ReadonlyArray<unknown>) {
           if (!isRecord(block) || typeof block.type !== "string") {
             return yield* invalid("schema", "every content block needs a string \"type\"", at)
           }
           if (block.type === "tool_result") {
-            flush()
             const callId = yield* stringField(block, "tool_use_id", at)
             const text = yield* contentText(block.content, ["text"], at)
             parts.push(
@@ -347,10 +342,10 @@ export const fromAnthropic = (input: unknown): Effect.Effect<Transcript, Checkpo
                 : { role: "tool", callId, text }
             )
           } else {
-            ;(run ??= []).push(block.type === "text" ? yield* stringField(block, "text", at) : placeholder(block.type))
+            const text = block.type === "text" ? yield* stringField(block, "text", at) : placeholder(block.type)
+            parts.push({ role: "user", text })
           }
         }
-        flush()
         messages.push(...named(index, parts))
       } else if (role === "assistant") {
         let text = ""
