@@ -75,7 +75,31 @@ const checkOptions = (options: CutOptions): void => {
   }
 }
 
-const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+/** A Buffer view of the bytes (no copy), for its native indexOf / lastIndexOf. */
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/** The newlines of one buffer: how many, and where the first, last and second-to-last are (-1: none). */
+interface Newlines {
+  readonly count: number
+  readonly first: number
+  readonly last: number
+  readonly previous: number
+}
+
+const noNewlines: Newlines = { count: 0, first: -1, last: -1, previous: -1 }
+
+const scanNewlines = (buffer: Buffer): Newlines => {
+  const first = buffer.indexOf(NEWLINE)
+  if (first === -1) return noNewlines
+  let count = 1
+  // The hot loop only counts, exactly like a plain newline counter; the positions the totals need
+  // are found afterwards by searching back from the end, which costs one short scan per buffer.
+  for (let at = buffer.indexOf(NEWLINE, first + 1); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) count++
+  if (count === 1) return { count, first, last: first, previous: -1 }
+  const last = buffer.lastIndexOf(NEWLINE)
+  return { count, first, last, previous: count === 2 ? first : buffer.lastIndexOf(NEWLINE, last - 1) }
+}
 
 interface Totals {
   readonly totalBytes: number
@@ -162,18 +186,8 @@ const fits = (options: CutOptions, totals: Totals): boolean =>
  * Counts lines of a whole input and measures its first and last lines.
  */
 const measure = (input: Uint8Array): Totals => {
-  const buffer = asBuffer(input)
-  let newlines = 0
-  let first = -1
-  let last = -1
-  let previous = -1
-  for (let at = buffer.indexOf(NEWLINE); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) {
-    if (first === -1) first = at
-    previous = last
-    last = at
-    newlines++
-  }
-  return totalsOf(input.length, newlines, first, last, previous)
+  const newlines = scanNewlines(asBuffer(input))
+  return totalsOf(input.length, newlines.count, newlines.first, newlines.last, newlines.previous)
 }
 
 const totalsOf = (
@@ -273,13 +287,12 @@ const makeCounter = () => {
   let previous = -1
   return {
     count(chunk: Uint8Array): void {
-      const buffer = asBuffer(chunk)
-      for (let at = buffer.indexOf(NEWLINE); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) {
-        const absolute = totalBytes + at
-        if (first === -1) first = absolute
-        previous = last
-        last = absolute
-        newlines++
+      const found = scanNewlines(asBuffer(chunk))
+      if (found.count > 0) {
+        if (first === -1) first = totalBytes + found.first
+        previous = found.count >= 2 ? totalBytes + found.previous : last
+        last = totalBytes + found.last
+        newlines += found.count
       }
       totalBytes += chunk.length
     },
@@ -372,11 +385,12 @@ const tailStream = (options: CutOptions): StreamCut => {
         oldest = 0
         return
       }
-      const source = chunk.length > capacity ? chunk.subarray(chunk.length - capacity) : chunk
-      const firstPart = Math.min(source.length, capacity - oldest)
-      ring.set(source.subarray(0, firstPart), oldest)
-      ring.set(source.subarray(firstPart), 0)
-      oldest = (oldest + source.length) % capacity
+      // only the last `capacity` bytes of a chunk can survive; Buffer#copy takes ranges without views
+      const source = asBuffer(chunk)
+      const from = source.length > capacity ? source.length - capacity : 0
+      const copied = source.copy(ring, oldest, from)
+      if (from + copied < source.length) source.copy(ring, 0, from + copied)
+      oldest = (oldest + source.length - from) % capacity
     },
     result() {
       const totals = counter.totals()
