@@ -26,6 +26,8 @@ export const ToolErrorCode = Schema.Literal(
 )
 
 /**
+ * A wire code of a toolcap tool error.
+ *
  * @since 0.1.0
  * @category models
  */

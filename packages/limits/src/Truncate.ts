@@ -23,14 +23,19 @@ import * as Utf8 from "./Utf8.js"
 export type Keep = "head" | "tail"
 
 /**
- * A budget for one cut. `maxBytes` must be at least 4 (one code point), `maxLines` at least 1.
+ * A budget for one cut: both limits apply, whichever is reached first stops the cut. `maxBytes`
+ * must be a whole number of at least 4 (one code point), `maxLines` of at least 1; anything else
+ * is a programming error and throws a `RangeError` (budgets from `Budgets` always qualify).
  *
  * @since 0.1.0
  * @category models
  */
 export interface CutOptions {
+  /** Which end survives. */
   readonly keep: Keep
+  /** Most bytes kept (the marker is not counted). */
   readonly maxBytes: number
+  /** Most lines kept. */
   readonly maxLines: number
 }
 
@@ -41,18 +46,25 @@ export interface CutOptions {
  * @category models
  */
 export interface Cut {
+  /** Which end survived. */
   readonly keep: Keep
+  /** The byte limit that applied. */
   readonly maxBytes: number
+  /** The line limit that applied. */
   readonly maxLines: number
   /** The kept bytes: a prefix (head) or suffix (tail) of the input, never splitting a sequence. */
   readonly bytes: Uint8Array
   /** The kept bytes decoded; invalid input bytes appear as U+FFFD. */
   readonly text: string
+  /** Whether anything was cut (then a marker is due); false exactly when `keptBytes === totalBytes`. */
   readonly truncated: boolean
   /** Whole lines kept; 0 when a single line was cut to the byte budget. */
   readonly keptLines: number
+  /** Lines of the whole input (a final piece without `\n` counts). */
   readonly totalLines: number
+  /** Input bytes kept (invalid UTF-8 counts as the bytes it was, not as U+FFFD). */
   readonly keptBytes: number
+  /** Bytes of the whole input. */
   readonly totalBytes: number
   /** Set when no complete line fit: the byte size of the line that was cut. */
   readonly singleLineBytes: number | undefined
@@ -208,7 +220,9 @@ const totalsOf = (
 }
 
 /**
- * Cuts bytes to a budget.
+ * Cuts bytes to a budget: the most whole lines from the kept end that fit both limits, or, when
+ * not even one fits, a UTF-8-safe prefix (head) or suffix (tail) of that one line. The kept bytes
+ * are a view of `input`, not a copy.
  *
  * @since 0.1.0
  * @category constructors
@@ -231,8 +245,11 @@ export const cutBytes = (input: Uint8Array, options: CutOptions): Cut => {
 export const cutString = (input: string, options: CutOptions): Cut => cutBytes(Utf8.encode(input), options)
 
 /**
- * Re-cuts an existing cut to a budget no looser than the one it was made with, keeping the true
- * totals of the original input. The answer equals cutting the original input to that budget.
+ * Re-cuts an existing cut (same kept end) to a budget no looser than the one it was made with,
+ * keeping the true totals of the original input. The answer equals cutting the original input to
+ * that budget, so a Bash stream captured at the capture budget can be narrowed to the result
+ * budget without keeping the whole output. A looser budget throws a `RangeError`: the kept bytes
+ * could not answer it.
  *
  * @since 0.1.0
  * @category constructors

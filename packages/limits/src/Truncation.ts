@@ -9,18 +9,25 @@ import * as Schema from "effect/Schema"
 import type * as Truncate from "./Truncate.js"
 
 /**
+ * The schema of the truncation object, so hosts can validate and serialize it.
+ *
  * @since 0.1.0
  * @category models
  */
 export const Truncation = Schema.Struct({
   /** Which end survived. */
   kept: Schema.Literal("head", "tail"),
+  /** Whole lines kept (0 when a single line was cut to the byte budget). */
   keptLines: Schema.Number,
   /** Total lines, when known (a Read window that did not reach end of file does not know it). */
   totalLines: Schema.optional(Schema.Number),
+  /** Bytes kept (input bytes: invalid UTF-8 counts as what it was, not as U+FFFD). */
   keptBytes: Schema.Number,
+  /** Total bytes, when known. */
   totalBytes: Schema.optional(Schema.Number),
+  /** The line limit that applied. */
   limitLines: Schema.Number,
+  /** The byte limit that applied. */
   limitBytes: Schema.Number,
   /** Set when no complete line fit: the byte size of the single line that was cut. */
   singleLineBytes: Schema.optional(Schema.Number),
@@ -33,6 +40,9 @@ export const Truncation = Schema.Struct({
 })
 
 /**
+ * The truncation object: which end was kept, kept and total lines and bytes, the limit, the spill
+ * file and where to continue.
+ *
  * @since 0.1.0
  * @category models
  */

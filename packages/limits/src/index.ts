@@ -1,28 +1,57 @@
 /**
+ * `@toolcap/limits`: the budgets and the truncation that never corrupts data, shared by every
+ * toolcap tool. Pure: no I/O.
+ *
  * @since 0.1.0
+ */
+
+/**
+ * Every limit toolcap enforces, as one effect `Schema` with the spec's table as defaults, and the
+ * `Budgets` service with its layers (defaults, per-field overrides, `TOOLCAP_*` config).
+ *
+ * @since 0.1.0
+ * @category modules
  */
 export * as Budgets from "./Budgets.js"
 /**
+ * The per-line clip (MAX_LINE_CHARS), counting clipped lines.
+ *
  * @since 0.1.0
+ * @category modules
  */
 export * as LineClip from "./LineClip.js"
 /**
+ * The exact truncation markers and where they go.
+ *
  * @since 0.1.0
+ * @category modules
  */
 export * as Marker from "./Marker.js"
 /**
+ * The typed tool errors with their stable wire codes.
+ *
  * @since 0.1.0
+ * @category modules
  */
 export * as ToolError from "./ToolError.js"
 /**
+ * Keep-head and keep-tail cuts over bytes or strings, one-shot or streaming.
+ *
  * @since 0.1.0
+ * @category modules
  */
 export * as Truncate from "./Truncate.js"
 /**
+ * UTF-8 cut boundaries, decoding and encoding.
+ *
  * @since 0.1.0
+ * @category modules
  */
 export * as Utf8 from "./Utf8.js"
 /**
+ * The machine-readable truncation object every bounded result carries.
+ *
  * @since 0.1.0
+ * @category modules
  */
 export * as Truncation from "./Truncation.js"
