@@ -1,0 +1,347 @@
+/**
+ * The `toolcap` command line: a sidecar for hosts in any language. `toolcap call <Tool> '<json>'`
+ * prints exactly one JSON line — `{"ok":true,"result":...}` or `{"ok":false,"error":{"code":...}}`
+ * — and exits 0 (ok), 2 (tool error) or 1 (usage error, nothing on stdout). With `--stream`,
+ * Bash's chunks come first as NDJSON. Also: `mcp` (MCP server on stdio), `checkpoint build|show`,
+ * `session end`, `sweep` and the guided `demo`.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import { Mcp, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
+import { Transcript } from "@toolcap/checkpoint"
+import { Budgets } from "@toolcap/limits"
+import { Scratch } from "@toolcap/spill"
+import * as Demo from "./Demo.js"
+import { resolveDataDir } from "./internal/dataDir.js"
+import * as Output from "./internal/output.js"
+import { ExitCode, printLine, setExitCode, writeLine } from "./internal/output.js"
+
+/**
+ * A usage error: the command line itself is wrong. Reported on stderr with exit code 1.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+const usage = (error: { readonly message: string }) => new UsageError({ message: error.message })
+
+const workspaceOption = Options.directory("workspace").pipe(
+  Options.withDescription("Workspace directory (default: the current directory)."),
+  Options.optional
+)
+const dataDirOption = Options.directory("data-dir").pipe(
+  Options.withDescription("Data directory (default: $TOOLCAP_DATA_DIR, else $XDG_DATA_HOME/toolcap)."),
+  Options.optional
+)
+const approveOption = Options.directory("approve").pipe(
+  Options.withDescription("An external directory the tools may reach (repeatable)."),
+  Options.repeated
+)
+
+/** The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. */
+const budgetsLayer = Budgets.layerConfig.pipe(Layer.mapError(usage))
+
+const hostConfig = (args: {
+  readonly workspace: Option.Option<string>
+  readonly dataDir: Option.Option<string>
+  readonly approve: ReadonlyArray<string>
+  readonly session: string
+}) =>
+  Effect.map(resolveDataDir(args.dataDir), (dataDir) => ({
+    workspace: Option.getOrElse(args.workspace, () => process.cwd()),
+    dataDir,
+    sessionId: args.session,
+    approvedExternalRoots: args.approve
+  }))
+
+const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (error) =>
+      new UsageError({
+        message: `the tool input is not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object, e.g. '{"path":"README.md"}'`
+      })
+  })
+
+/** Prints the answer of a settled call in the chosen format and records the exit code. */
+const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, stream: boolean) =>
+  Effect.gen(function* () {
+    const settled = Outcome.fromExit(tool, exit)
+    if (Either.isLeft(settled)) return yield* Effect.failCause(settled.left)
+    const outcome = settled.right
+    if (stream) {
+      yield* printLine(
+        outcome.ok ? { type: "result", result: outcome.result } : { type: "error", error: outcome.error }
+      )
+    } else {
+      yield* printLine(outcome)
+    }
+    yield* setExitCode(outcome.ok ? ExitCode.ok : ExitCode.toolError)
+  })
+
+const call = Command.make(
+  "call",
+  {
+    tool: Args.choice(
+      ToolDefs.toolNames.map((name) => [name, name] as const),
+      { name: "tool" }
+    ).pipe(Args.withDescription("Read, Glob, Grep or Bash.")),
+    input: Args.text({ name: "input" }).pipe(Args.withDescription("The tool input as one JSON object.")),
+    workspace: workspaceOption,
+    dataDir: dataDirOption,
+    session: Options.text("session").pipe(
+      Options.withDescription("Session id (scratch directory name)."),
+      Options.withDefault("default")
+    ),
+    approve: approveOption,
+    stream: Options.boolean("stream").pipe(
+      Options.withDescription("Print Bash's chunks as NDJSON while it runs, then the result line.")
+    )
+  },
+  (args) =>
+    Effect.gen(function* () {
+      const input = yield* parseInput(args.input)
+      const config = yield* hostConfig(args)
+      const host = yield* ToolHost.make(config).pipe(Effect.mapError(usage))
+      const controller = new AbortController()
+      const onChunk = args.stream
+        ? (chunk: { readonly stream: string; readonly seq: number; readonly data: string }) =>
+            writeLine({ type: "chunk", stream: chunk.stream, seq: chunk.seq, data: chunk.data })
+        : undefined
+      // Daemon: a signal interrupting this command must not interrupt the call itself; the call is
+      // aborted instead, so it still answers (TOOL_ABORTED with its partial output) once its
+      // process tree is gone.
+      const running = yield* Effect.forkDaemon(
+        host.call(args.tool, input, { signal: controller.signal, onChunk })
+      )
+      const exit = yield* Fiber.await(running).pipe(
+        Effect.onInterrupt(() =>
+          Effect.sync(() => controller.abort()).pipe(
+            Effect.zipRight(Fiber.await(running)),
+            Effect.flatMap((aborted) => answer(args.tool, aborted, args.stream)),
+            Effect.orDie
+          )
+        )
+      )
+      yield* answer(args.tool, exit, args.stream)
+    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+).pipe(Command.withDescription("Run one tool call and print its outcome as one JSON line."))
+
+const mcp = Command.make(
+  "mcp",
+  {
+    workspace: workspaceOption,
+    dataDir: dataDirOption,
+    session: Options.text("session").pipe(
+      Options.withDescription(
+        "Session id (default: mcp-<pid>); its scratch directory is removed when the server stops."
+      ),
+      Options.optional
+    ),
+    approve: approveOption
+  },
+  (args) =>
+    Effect.gen(function* () {
+      const budgets = yield* Budgets.Budgets
+      const config = yield* hostConfig({
+        ...args,
+        session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
+      })
+      const server = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => Mcp.serveStdio({ ...config, budgets: { ...budgets } }),
+          catch: (error) => usage(error instanceof Error ? error : { message: String(error) })
+        }),
+        (running) => Effect.promise(() => running.close())
+      )
+      yield* Effect.promise(() => server.closed)
+    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+).pipe(Command.withDescription("Serve Read, Glob, Grep and Bash over MCP (stdio)."))
+
+const sessionEnd = Command.make(
+  "end",
+  {
+    session: Args.text({ name: "id" }).pipe(Args.withDescription("The session id to end.")),
+    dataDir: dataDirOption
+  },
+  (args) =>
+    Effect.gen(function* () {
+      const dataDir = yield* resolveDataDir(args.dataDir)
+      const scratch = yield* Scratch.make({ dataDir, sessionId: args.session }).pipe(Effect.mapError(usage))
+      const fs = yield* FileSystem.FileSystem
+      const existed = yield* fs.exists(scratch.sessionDir).pipe(Effect.orElseSucceed(() => false))
+      yield* scratch.removeSession
+      yield* printLine(
+        Outcome.succeed({ sessionId: scratch.sessionId, sessionDir: scratch.sessionDir, removed: existed })
+      )
+      yield* setExitCode(ExitCode.ok)
+    }).pipe(Effect.provide(Layer.merge(budgetsLayer, NodeFileSystem.layer)))
+).pipe(Command.withDescription("End a session: remove its scratch directory (spill files)."))
+
+const formatOption = Options.choice("format", [
+  "toolcap",
+  "anthropic",
+  "openai-chat",
+  "openai-responses"
+]).pipe(Options.withDescription("Shape of the transcript file (default: detected)."), Options.optional)
+
+const checkpointBuild = Command.make(
+  "build",
+  {
+    transcript: Args.file({ name: "transcript.json", exists: "yes" }).pipe(
+      Args.withDescription("The transcript: toolcap's neutral shape, or Anthropic / OpenAI messages.")
+    ),
+    session: Options.text("session").pipe(Options.withDescription("Session id the checkpoint belongs to.")),
+    summary: Options.text("summary").pipe(
+      Options.withDescription("The host's summary of the dropped history."),
+      Options.optional
+    ),
+    format: formatOption,
+    dataDir: dataDirOption
+  },
+  (args) =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const bytes = yield* fs.readFile(args.transcript).pipe(Effect.mapError(usage))
+      const config = yield* hostConfig({ ...args, workspace: Option.none(), approve: [] })
+      const host = yield* ToolHost.make(config).pipe(Effect.mapError(usage))
+      const exit = yield* Transcript.parseJson(bytes).pipe(
+        Effect.flatMap((transcript) =>
+          host.checkpoint(transcript, {
+            summary: Option.getOrUndefined(args.summary),
+            format: Option.getOrUndefined(args.format)
+          })
+        ),
+        Effect.exit
+      )
+      yield* answer("checkpoint", exit, false)
+    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+).pipe(Command.withDescription("Build a checkpoint of a transcript, persist it, print it as one JSON line."))
+
+const checkpointShow = Command.make(
+  "show",
+  {
+    session: Options.text("session").pipe(Options.withDescription("Session id.")),
+    dataDir: dataDirOption
+  },
+  (args) =>
+    Effect.gen(function* () {
+      const config = yield* hostConfig({ ...args, workspace: Option.none(), approve: [] })
+      const host = yield* ToolHost.make(config).pipe(Effect.mapError(usage))
+      const exit = yield* Effect.exit(host.latestCheckpoint)
+      if (Exit.isSuccess(exit) && Option.isNone(exit.value)) {
+        yield* printLine(
+          Outcome.fail({
+            code: "CHECKPOINT_NOT_FOUND",
+            message: `No checkpoint is stored for session "${args.session}" in ${ToolHost.checkpointFileOf(config.dataDir)}. Build one with: toolcap checkpoint build <transcript.json> --session ${args.session}`,
+            sessionId: args.session
+          })
+        )
+        return yield* setExitCode(ExitCode.toolError)
+      }
+      yield* answer("checkpoint", Exit.map(exit, Option.getOrNull), false)
+    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+).pipe(Command.withDescription("Print the session's latest checkpoint as one JSON line."))
+
+const checkpoint = Command.make("checkpoint").pipe(
+  Command.withDescription("Checkpoint (context compaction) commands."),
+  Command.withSubcommands([checkpointBuild, checkpointShow])
+)
+
+const session = Command.make("session").pipe(
+  Command.withDescription("Session commands."),
+  Command.withSubcommands([sessionEnd])
+)
+
+/**
+ * A day: long enough that a session merely idle overnight... is still swept only once its owner
+ * process is gone, short enough that crashed sessions do not pile up for weeks.
+ */
+const defaultStaleAfterSeconds = 24 * 60 * 60
+
+const sweep = Command.make(
+  "sweep",
+  {
+    dataDir: dataDirOption,
+    staleAfter: Options.integer("stale-after").pipe(
+      Options.withDescription("Seconds without change after which an orphaned session directory is removed."),
+      Options.withDefault(defaultStaleAfterSeconds)
+    )
+  },
+  (args) =>
+    Effect.gen(function* () {
+      if (args.staleAfter < 0)
+        return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
+      const dataDir = yield* resolveDataDir(args.dataDir)
+      const swept = yield* Scratch.sweep(dataDir, {
+        staleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
+      })
+      yield* printLine(Outcome.succeed({ scratchRoot: Scratch.scratchRoot(dataDir), removed: swept.removed }))
+      yield* setExitCode(ExitCode.ok)
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+).pipe(Command.withDescription("Remove stale session directories whose owner process is gone."))
+
+const demo = Command.make(
+  "demo",
+  {
+    keep: Options.boolean("keep").pipe(
+      Options.withDescription("Keep the generated data instead of removing it.")
+    )
+  },
+  (args) => Demo.run({ keep: args.keep }).pipe(Effect.zipRight(setExitCode(ExitCode.ok)))
+).pipe(Command.withDescription("A guided tour of every bounded behaviour, on generated data."))
+
+const toolcap = Command.make("toolcap").pipe(
+  Command.withDescription("Bounded Read, Glob, Grep and Bash for AI agents."),
+  Command.withSubcommands([call, mcp, checkpoint, session, sweep, demo])
+)
+
+const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
+
+/**
+ * Runs the CLI on `process.argv`-style arguments. Usage errors are reported on stderr and set exit
+ * code 1; the exit code a command settled on is read with `exitCode()`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const run = (argv: ReadonlyArray<string>): Effect.Effect<void> =>
+  cli(argv).pipe(
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        // @effect/cli already printed its own validation errors with the help text.
+        ValidationError.isValidationError(error)
+          ? Effect.void
+          : Effect.sync(() => process.stderr.write(`toolcap: ${error.message}\n`)),
+        setExitCode(ExitCode.usage)
+      )
+    ),
+    // stdout belongs to the JSON contract (and to MCP); logs go to stderr.
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
+    Effect.provide(NodeContext.layer)
+  )
+
+/**
+ * The exit code the last command settled on (0 ok, 2 tool error, 1 usage error), if any.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const exitCode = (): number | undefined => Output.exitCode()

@@ -1,0 +1,286 @@
+/**
+ * One tool host: the four tools of one session, composed from their layers (budgets, workspace,
+ * session scratch, checkpoint store) behind a single `call(name, input)`. Every adapter — the
+ * Promise API, the MCP server, the AI SDK tools, the CLI — is a thin shell around this service,
+ * so they all answer with the same bounded results and the same typed errors.
+ *
+ * Calls run in the host's scope: closing it (the end of the layer) interrupts whatever still
+ * runs, which for Bash means its whole process tree is stopped before the scope is done.
+ *
+ * @since 0.1.0
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as path from "node:path"
+import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
+import { Budgets, ToolError } from "@toolcap/limits"
+import { Scratch } from "@toolcap/spill"
+import { Bash, Glob, Grep, Read, Workspace } from "@toolcap/tools"
+import * as ToolDefs from "./ToolDefs.js"
+
+/**
+ * What a caller may pass along with a call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  /** Identifies the call in Bash chunk events; generated when omitted. */
+  readonly callId?: string | undefined
+  /** Receives Bash's ordered stdout/stderr chunks while it runs. */
+  readonly onChunk?: ((chunk: Bash.BashChunk) => void) | undefined
+  /** Aborting stops the call; for Bash, the whole process tree, answering `TOOL_ABORTED`. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * Any typed failure of a tool call.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type CallError =
+  | Effect.Effect.Error<ReturnType<typeof Read.read>>
+  | Effect.Effect.Error<ReturnType<typeof Glob.glob>>
+  | Effect.Effect.Error<ReturnType<typeof Grep.grep>>
+  | Effect.Effect.Error<ReturnType<typeof Bash.run>>
+  | ToolError.ToolInvalidInput
+
+/**
+ * Any typed failure of a checkpoint operation.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type CheckpointFailure =
+  | CheckpointError.CheckpointInvalid
+  | CheckpointError.CheckpointConflict
+  | CheckpointError.CheckpointStoreFailed
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CheckpointOptions {
+  /** The host's summary of the dropped history; follows the retained user messages. */
+  readonly summary?: string | undefined
+  /** The transcript's shape; guessed when omitted (`Transcript.detect`). */
+  readonly format?: Transcript.Format | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolHostService {
+  readonly sessionId: string
+  /** The session's scratch directory (where spill files go). */
+  readonly sessionDir: string
+  readonly workspace: Workspace.WorkspaceValue
+  readonly budgets: Budgets.BudgetsValue
+  /** The tool definitions rendered from `budgets`. */
+  readonly definitions: ReadonlyArray<ToolDefs.ToolDef>
+  /** Runs a tool by name; an unknown name fails with `TOOL_INVALID_INPUT`. */
+  readonly call: (name: string, input: unknown, options?: CallOptions) => Effect.Effect<unknown, CallError>
+  /**
+   * Builds a checkpoint of a transcript (neutral, Anthropic or OpenAI shape) and persists it with
+   * the transcript for this session, in one transaction.
+   */
+  readonly checkpoint: (
+    transcript: unknown,
+    options?: CheckpointOptions
+  ) => Effect.Effect<CheckpointStore.StoredCheckpoint, CheckpointFailure>
+  /** The newest persisted checkpoint of this session. */
+  readonly latestCheckpoint: Effect.Effect<Option.Option<CheckpointStore.StoredCheckpoint>, CheckpointFailure>
+  /** Ends the session: stops running calls, removes its scratch directory. */
+  readonly endSession: Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class ToolHost extends Context.Tag("@toolcap/adapters/ToolHost")<ToolHost, ToolHostService>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolHostConfig {
+  /** The workspace directory (Bash's cwd, base of relative paths). */
+  readonly workspace: string
+  /** Holds `scratch/<sessionId>/` and the checkpoint database. */
+  readonly dataDir: string
+  readonly sessionId: string
+  readonly approvedExternalRoots?: ReadonlyArray<string> | undefined
+  /** SQLite file of the checkpoint store; default `<dataDir>/checkpoints.sqlite`. */
+  readonly checkpointFile?: string | undefined
+  /** Remove the session's scratch directory when the layer closes (default false). */
+  readonly endSessionOnClose?: boolean | undefined
+}
+
+/**
+ * The checkpoint database file of a data dir.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const checkpointFileOf = (dataDir: string): string =>
+  path.join(path.resolve(dataDir), CheckpointStore.defaultFileName)
+
+/** Resolves when the signal aborts, as an interruption; never when there is no signal. */
+const interruptOnAbort = (signal: AbortSignal | undefined): Effect.Effect<never> =>
+  signal === undefined
+    ? Effect.never
+    : Effect.async<never>((resume) => {
+        if (signal.aborted) return resume(Effect.interrupt)
+        const onAbort = () => resume(Effect.interrupt)
+        signal.addEventListener("abort", onAbort, { once: true })
+        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+      })
+
+/**
+ * Builds the host in the current scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  config: ToolHostConfig
+): Effect.Effect<
+  ToolHostService,
+  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  Budgets.Budgets | Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const budgets = yield* Budgets.Budgets
+    const scope = yield* Effect.scope
+    const toolContext = yield* Layer.buildWithScope(
+      Layer.mergeAll(
+        Workspace.layer({ root: config.workspace, approvedExternalRoots: config.approvedExternalRoots }),
+        Scratch.layer({ dataDir: config.dataDir, sessionId: config.sessionId }).pipe(
+          Layer.provide(NodeFileSystem.layer)
+        ),
+        Layer.succeed(Budgets.Budgets, budgets)
+      ),
+      scope
+    )
+    const workspace = Context.get(toolContext, Workspace.Workspace)
+    const scratch = Context.get(toolContext, Scratch.Scratch)
+
+    // Ending the session (explicitly or at close) runs after the running calls were stopped:
+    // finalizers run in reverse order, and the fiber set is created after this one.
+    let ended = false
+    const endScratch = Effect.suspend(() => {
+      if (ended) return Effect.void
+      ended = true
+      return scratch.removeSession
+    })
+    if (config.endSessionOnClose === true) yield* Effect.addFinalizer(() => endScratch)
+    const running = yield* FiberSet.make<unknown, CallError>()
+
+    // The checkpoint store opens on first use, so plain tool calls never create its database.
+    const checkpointContext = yield* Effect.cached(
+      Layer.buildWithScope(
+        Layer.mergeAll(
+          CheckpointStore.layerSqlite({
+            filename: config.checkpointFile ?? checkpointFileOf(config.dataDir)
+          }),
+          TokenEstimator.layer,
+          Layer.succeed(Budgets.Budgets, budgets)
+        ),
+        scope
+      )
+    )
+
+    const dispatch = (
+      name: ToolDefs.ToolName,
+      input: unknown,
+      options: CallOptions
+    ): Effect.Effect<unknown, CallError> => {
+      const signal = options.signal
+      switch (name) {
+        case "Read":
+          return Effect.raceFirst(Read.read(input), interruptOnAbort(signal)).pipe(
+            Effect.provide(toolContext)
+          )
+        case "Glob":
+          return Glob.glob(input, { signal }).pipe(Effect.provide(toolContext))
+        case "Grep":
+          return Grep.grep(input, { signal }).pipe(Effect.provide(toolContext))
+        case "Bash":
+          return Bash.run(input, { callId: options.callId, onChunk: options.onChunk, signal }).pipe(
+            Effect.provide(toolContext)
+          )
+      }
+    }
+
+    const call = (
+      name: string,
+      input: unknown,
+      options: CallOptions = {}
+    ): Effect.Effect<unknown, CallError> => {
+      if (!ToolDefs.isToolName(name)) {
+        return Effect.fail(
+          new ToolError.ToolInvalidInput({
+            tool: name,
+            field: "name",
+            reason: `no such tool; use one of ${ToolDefs.toolNames.join(", ")}`
+          })
+        )
+      }
+      // Run in the host's fiber set so closing the host stops it; interrupting the caller stops it too.
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(FiberSet.run(running, dispatch(name, input, options)), (fiber) =>
+          Effect.onInterrupt(restore(Fiber.join(fiber)), () => Fiber.interrupt(fiber))
+        )
+      )
+    }
+
+    const checkpoint = (transcript: unknown, options: CheckpointOptions = {}) =>
+      Effect.gen(function* () {
+        const neutral = yield* Transcript.fromAny(transcript, options.format)
+        const context = yield* checkpointContext
+        const store = Context.get(context, CheckpointStore.CheckpointStore)
+        const built = yield* Checkpoint.build(neutral, { summary: options.summary }).pipe(
+          Effect.provide(context)
+        )
+        return yield* store.save(config.sessionId, neutral, built)
+      })
+
+    const latestCheckpoint = Effect.gen(function* () {
+      const context = yield* checkpointContext
+      return yield* Context.get(context, CheckpointStore.CheckpointStore).latest(config.sessionId)
+    })
+
+    const endSession = Effect.zipRight(FiberSet.clear(running), endScratch)
+
+    return {
+      sessionId: config.sessionId,
+      sessionDir: scratch.sessionDir,
+      workspace,
+      budgets,
+      definitions: ToolDefs.builtinToolDefs(budgets),
+      call,
+      checkpoint,
+      latestCheckpoint,
+      endSession
+    } satisfies ToolHostService
+  })
+
+/**
+ * The host as a layer; its scope is the session's lifetime.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config: ToolHostConfig
+): Layer.Layer<ToolHost, ToolError.ToolPathDenied | ToolError.ToolInvalidInput, Budgets.Budgets> =>
+  Layer.scoped(ToolHost, make(config))

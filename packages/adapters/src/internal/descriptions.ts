@@ -1,0 +1,86 @@
+/**
+ * The model-facing descriptions of the four tools, rendered from the budgets in force so the
+ * numbers a model reads are the numbers the host enforces (spec §2, DECISIONS §8). A tool that
+ * looks incapable of the scoped thing gets routed around through Bash, so every description names
+ * its scoping parameters and its limits verbatim.
+ */
+import { Budgets, Marker } from "@toolcap/limits"
+
+const kb = (bytes: number): string => `${Marker.formatKB(bytes)}KB`
+
+const seconds = (ms: number): string => `${ms / 1000}s`
+
+/** The search budget shared by Read, Glob and Grep. */
+const searchBudget = (b: Budgets.BudgetsValue): string =>
+  `${b.searchMaxLines} lines / ${kb(b.searchMaxBytes)}`
+
+const pathScope =
+  "`path` (optional; default: the workspace root). An explicit `path` stops ignore files above it from applying, so it reaches into ignored trees such as node_modules, dist or the Bash spill directory."
+
+/** @internal */
+export const read = (b: Budgets.BudgetsValue): string =>
+  [
+    "Reads a text file and returns one window of it, byte-faithful: `content` has no line numbers and no markers, so text copied out of it matches the file exactly.",
+    `Parameters: \`path\` (required; inside the workspace, the session scratch directory, or a host-approved external root), \`offset\` (1-based first line, default 1), \`limit\` (number of lines, default and maximum ${b.readWindowLines}; larger values are clamped).`,
+    `A window stops at \`limit\`, at ${b.searchMaxLines} lines or at ${kb(b.searchMaxBytes)}, whichever comes first; any line longer than ${b.maxLineChars} characters is clipped and counted in \`notice\`.`,
+    "Files of any size are paginated, never refused: when `truncated` is true, `notice` names the next `offset` to ask for. `totalLines` is present once the window reached the end of the file.",
+    "Binary files are refused with TOOL_BINARY_CONTENT; a directory gives TOOL_IS_DIRECTORY (use Glob to list it)."
+  ].join("\n")
+
+/** @internal */
+export const glob = (b: Budgets.BudgetsValue): string =>
+  [
+    "Finds files by glob pattern (e.g. `src/**/*.ts`) and returns their paths, newest modification time first.",
+    `Parameters: \`pattern\` (required), ${pathScope} \`limit\` (maximum entries, default ${b.globLimit}, maximum ${b.globMaxLimit}; larger values are clamped).`,
+    `When more files match than \`limit\`, the result stops with \`truncated: true\` and keeps the newest; the result is bounded to ${kb(b.searchMaxBytes)}. Narrow \`pattern\` or \`path\` to see the rest.`,
+    "`.gitignore` and `.ignore` rules apply below the search root; hidden files are included, `.git/` never is. Workspace matches are workspace-relative, matches under an approved external root are absolute."
+  ].join("\n")
+
+/** @internal */
+export const grep = (b: Budgets.BudgetsValue): string =>
+  [
+    "Searches file contents with a regular expression (ripgrep syntax) and returns matches, newest modified files first.",
+    `Parameters: \`pattern\` (required), ${pathScope} \`glob\` (only files matching this glob, e.g. \`*.ts\`), \`type\` (a ripgrep file type, e.g. \`ts\`), \`outputMode\` (\`content\`: matching lines with path and line number; \`filesWithMatches\`: paths only; \`count\`: matches per file), \`caseInsensitive\`, \`contextBefore\` / \`contextAfter\` (lines of context), \`multiline\` (let a match span lines), \`headLimit\` (maximum matches or entries, default ${b.grepHeadLimit}).`,
+    `It stops at \`headLimit\` with \`truncated: true\`; the result is bounded to ${searchBudget(b)} and every line is clipped at ${b.maxLineChars} characters (counted in \`notice\`). Binary files are skipped.`,
+    "Narrow `pattern`, `path`, `glob` or `type` to see more, rather than piping grep through Bash."
+  ].join("\n")
+
+/** @internal */
+export const bash = (b: Budgets.BudgetsValue): string =>
+  [
+    "Runs a shell command with `bash -c` in the workspace directory, stdin closed, and returns its exit code, stdout and stderr.",
+    `Parameters: \`command\` (required), \`timeout\` (seconds, default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}; anything else is refused with TOOL_INVALID_INPUT).`,
+    `stdout keeps its first ${b.shellStdoutMaxLines} lines / ${kb(b.shellStdoutMaxBytes)}; stderr keeps its last ${b.shellStderrMaxLines} lines / ${kb(b.shellStderrMaxBytes)}, where a failing command's message is. A cut adds a \`[truncated: ...]\` marker, and a fuller copy of the stream (up to ${kb(b.spillMaxBytes)}) is saved to a file the marker names: Grep it, or Read it with offset/limit.`,
+    `On timeout or abort the whole process tree is stopped (SIGTERM, then SIGKILL after ${seconds(b.bashKillGraceMs)}) and the call fails with TOOL_TIMEOUT or TOOL_ABORTED, carrying the partial output and the killed pids.`,
+    "To read or search files use Read, Glob and Grep: their results are paginated and bounded, while a sed/awk/cat pipeline is cut at the budget above."
+  ].join("\n")
+
+/** Per-parameter descriptions, merged into the generated input JSON schemas. @internal */
+export const parameters = (b: Budgets.BudgetsValue): Record<string, Record<string, string>> => ({
+  Read: {
+    path: "File to read: inside the workspace (relative or absolute), the session scratch directory, or a host-approved external root.",
+    offset: "1-based line number to start at (default 1). Use the next offset a previous notice named.",
+    limit: `Number of lines (default and maximum ${b.readWindowLines}).`
+  },
+  Glob: {
+    pattern: "Glob pattern, e.g. `**/*.ts`.",
+    path: "Directory to search (default: the workspace root). Reaches into ignored trees such as node_modules.",
+    limit: `Maximum entries (default ${b.globLimit}, maximum ${b.globMaxLimit}).`
+  },
+  Grep: {
+    pattern: "Regular expression (ripgrep syntax).",
+    path: "File or directory to search (default: the workspace root). Reaches into ignored trees such as node_modules or the spill directory.",
+    glob: "Only search files matching this glob, e.g. `*.ts`.",
+    type: "Only search files of this ripgrep type, e.g. `ts`, `py`.",
+    outputMode: "`content` (matching lines), `filesWithMatches` (paths only) or `count` (matches per file).",
+    caseInsensitive: "Match case-insensitively.",
+    contextBefore: "Lines of context before each match.",
+    contextAfter: "Lines of context after each match.",
+    multiline: "Let a match span lines.",
+    headLimit: `Maximum matches or entries (default ${b.grepHeadLimit}).`
+  },
+  Bash: {
+    command: "The command, run with `bash -c` in the workspace directory.",
+    timeout: `Seconds before the process tree is killed (default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}).`
+  }
+})

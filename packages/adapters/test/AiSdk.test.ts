@@ -1,0 +1,115 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { generateText, stepCountIs } from "ai"
+import { MockLanguageModelV3 } from "ai/test"
+import { AiSdk, PromiseHost } from "@toolcap/adapters"
+import { makeDirs } from "./fixtures/dirs.js"
+
+const dirs = makeDirs("toolcap-ai-")
+let host: PromiseHost.PromiseToolHost
+
+beforeAll(async () => {
+  dirs.write("notes.txt", "alpha\nbeta\n")
+  host = await PromiseHost.createToolHost({
+    workspace: dirs.workspace,
+    dataDir: dirs.dataDir,
+    sessionId: "ai"
+  })
+})
+afterAll(async () => {
+  await host?.close()
+  dirs.remove()
+})
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 }
+}
+
+/** A mock model that calls one tool, then answers with text once it has seen the result. */
+const modelCalling = (toolName: string, input: unknown) =>
+  new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      const answered = options.prompt.some((message) => message.role === "tool")
+      return answered
+        ? {
+            content: [{ type: "text", text: "done" }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: []
+          }
+        : {
+            content: [{ type: "tool-call", toolCallId: "call-1", toolName, input: JSON.stringify(input) }],
+            finishReason: { unified: "tool-calls", raw: "tool_calls" },
+            usage,
+            warnings: []
+          }
+    }
+  })
+
+/** The tool result part the model received in its second request. */
+const seenByModel = (model: MockLanguageModelV3) => {
+  const second = model.doGenerateCalls[1]!
+  const toolMessage = second.prompt.find((message) => message.role === "tool")!
+  const part = (
+    toolMessage.content as Array<{ type: string; output?: { type: string; value: unknown } }>
+  ).find((p) => p.type === "tool-result")!
+  return part.output!
+}
+
+describe("AiSdk.tools", () => {
+  it("exposes the four tools with descriptions and input schemas from the definitions", () => {
+    const tools = AiSdk.tools(host)
+    assert.deepStrictEqual(Object.keys(tools), ["Read", "Glob", "Grep", "Bash"])
+    for (const def of host.definitions) {
+      assert.strictEqual(tools[def.name].description, def.description)
+    }
+  })
+
+  it("the mock model drives a Bash call: the model reads the bounded output with its marker", async () => {
+    const chunks: Array<string> = []
+    const model = modelCalling("Bash", { command: "seq 1 10000" })
+    const result = await generateText({
+      model,
+      prompt: "count",
+      tools: AiSdk.tools(host, { onChunk: (chunk) => chunks.push(chunk.stream) }),
+      stopWhen: stepCountIs(3)
+    })
+    assert.strictEqual(result.text, "done")
+    const toolResult = result.steps[0]!.toolResults[0]!
+    assert.strictEqual(toolResult.toolName, "Bash")
+    const outcome = toolResult.output as { ok: boolean; result: { output: string; truncated: boolean } }
+    assert.isTrue(outcome.ok)
+    assert.isTrue(outcome.result.truncated)
+    const seen = seenByModel(model)
+    assert.strictEqual(seen.type, "text")
+    assert.strictEqual(seen.value, outcome.result.output)
+    assert.include(
+      String(seen.value),
+      "[truncated: kept the first 4000 of 10000 lines; limit 4000 lines / 96KB."
+    )
+    assert.isAbove(chunks.length, 0)
+  })
+
+  it("a tool error reaches the model as error text led by its stable code", async () => {
+    const model = modelCalling("Bash", { command: "true", timeout: 301 })
+    const result = await generateText({
+      model,
+      prompt: "x",
+      tools: AiSdk.tools(host),
+      stopWhen: stepCountIs(3)
+    })
+    const outcome = result.steps[0]!.toolResults[0]!.output as { ok: boolean; error: { code: string } }
+    assert.strictEqual(outcome.error.code, "TOOL_INVALID_INPUT")
+    const seen = seenByModel(model)
+    assert.strictEqual(seen.type, "error-text")
+    assert.match(String(seen.value), /^TOOL_INVALID_INPUT: /)
+  })
+
+  it("Read through the mock model returns the byte-faithful window as JSON", async () => {
+    const model = modelCalling("Read", { path: "notes.txt" })
+    await generateText({ model, prompt: "read", tools: AiSdk.tools(host), stopWhen: stepCountIs(3) })
+    const seen = seenByModel(model)
+    assert.strictEqual(seen.type, "json")
+    assert.strictEqual((seen.value as { content: string }).content, "alpha\nbeta\n")
+  })
+})

@@ -1,0 +1,103 @@
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import { Budgets } from "@toolcap/limits"
+import { ToolHost } from "@toolcap/adapters"
+import { makeDirs } from "./fixtures/dirs.js"
+import { longTreeCommand, processesWithCookie, runIdOf } from "./fixtures/processes.js"
+
+const dirs = makeDirs("toolcap-host-")
+afterAll(() => dirs.remove())
+
+const config = (sessionId: string): ToolHost.ToolHostConfig => ({
+  workspace: dirs.workspace,
+  dataDir: dirs.dataDir,
+  sessionId
+})
+
+/** Starts the long tree through `host` and waits until it printed its run id. */
+const startTree = (host: ToolHost.ToolHostService) =>
+  Effect.gen(function* () {
+    const started = yield* Deferred.make<string>()
+    let seen = ""
+    const fiber = yield* Effect.fork(
+      Effect.exit(
+        host.call(
+          "Bash",
+          { command: longTreeCommand },
+          {
+            onChunk: (chunk) => {
+              seen += chunk.data
+              const id = runIdOf(seen)
+              if (id !== undefined) Deferred.unsafeDone(started, Exit.succeed(id))
+            }
+          }
+        )
+      )
+    )
+    const runId = yield* Deferred.await(started)
+    return { fiber, runId }
+  })
+
+describe("ToolHost (Effect layer)", () => {
+  it.live("the layer provides the host; interrupting a Bash call stops its whole tree", () =>
+    Effect.gen(function* () {
+      const host = yield* ToolHost.ToolHost
+      assert.deepStrictEqual(
+        host.definitions.map((def) => def.name),
+        ["Read", "Glob", "Grep", "Bash"]
+      )
+      const { fiber, runId } = yield* startTree(host)
+      assert.isAtLeast(processesWithCookie(runId).length, 3)
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(processesWithCookie(runId), [])
+    }).pipe(Effect.provide(ToolHost.layer(config("host-a")).pipe(Layer.provide(Budgets.layer))))
+  )
+
+  it.live("closing the host's scope stops calls still running, before the scope is done", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const host = yield* ToolHost.make(config("host-b")).pipe(
+        Effect.provide(Budgets.layer),
+        Scope.extend(scope)
+      )
+      const { fiber, runId } = yield* startTree(host)
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(processesWithCookie(runId), [])
+      const exit = yield* Fiber.join(fiber)
+      assert.isTrue(Exit.isFailure(exit))
+    })
+  )
+
+  it.live("endSessionOnClose removes the scratch dir with its spill files; the default keeps it", () =>
+    Effect.gen(function* () {
+      const spillOf = (host: ToolHost.ToolHostService) =>
+        host
+          .call("Bash", { command: "seq 1 20000" })
+          .pipe(Effect.map((result) => (result as { spill: { stdout?: string } }).spill.stdout!))
+      const kept = yield* Effect.scoped(
+        Effect.flatMap(ToolHost.make(config("host-keep")), spillOf).pipe(Effect.provide(Budgets.layer))
+      )
+      assert.isTrue(fs.existsSync(kept), "a CLI call's spill outlives the call, for a later Read")
+      const removed = yield* Effect.scoped(
+        Effect.flatMap(ToolHost.make({ ...config("host-end"), endSessionOnClose: true }), spillOf).pipe(
+          Effect.provide(Budgets.layer)
+        )
+      )
+      assert.isFalse(fs.existsSync(removed))
+    })
+  )
+
+  it.live("an unknown tool fails with TOOL_INVALID_INPUT naming the tools", () =>
+    Effect.gen(function* () {
+      const host = yield* ToolHost.make(config("host-c"))
+      const error = yield* Effect.flip(host.call("Write", {}))
+      assert.strictEqual(error.code, "TOOL_INVALID_INPUT")
+    }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
+  )
+})
