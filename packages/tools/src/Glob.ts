@@ -1,0 +1,236 @@
+/**
+ * The Glob tool (spec §2, §5, §6.6; DECISIONS §4): files whose path matches a glob, newest first.
+ *
+ * - `pattern` is a fast-glob pattern relative to `path` (default: the workspace root); an absolute
+ *   pattern names its own directory (`/repo/src/**\/*.ts`). `..` may not climb out of it.
+ * - Ignore files apply with git's semantics (`IgnoreRules`), `.git/` is never listed, hidden files
+ *   are, symlinks are not followed. An explicit `path` reaches into ignored trees (`node_modules`,
+ *   `dist`, the scratch directory): ignore files above it do not apply, those at or below it do.
+ * - Matches are ordered by modification time, newest first, ties by path; `limit` (default
+ *   `globLimit`, at most `globMaxLimit`: larger values are clamped and noticed) and the search
+ *   budget (`searchMaxLines` / `searchMaxBytes`) cap them with `truncated: true`.
+ * - Workspace matches are workspace-relative (with `/`); scratch and external ones absolute.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as path from "node:path"
+import picomatch from "picomatch"
+import { Budgets, ToolError, Truncation } from "@toolcap/limits"
+import type { Scratch } from "@toolcap/spill"
+import * as Roots from "./Roots.js"
+import type { Workspace } from "./Workspace.js"
+import * as Input from "./internal/searchInput.js"
+import * as Order from "./internal/searchOrder.js"
+import * as Walk from "./internal/searchWalk.js"
+
+const TOOL = "Glob"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const GlobInput = Schema.Struct({
+  /** A glob relative to `path`, e.g. `**\/*.ts`, `src/**\/*.{ts,tsx}`. */
+  pattern: Schema.String,
+  /** Directory to search (default: the workspace root). */
+  path: Schema.optional(Schema.String),
+  /** Most matches to return (default 100, at most 1000). */
+  limit: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GlobInput = typeof GlobInput.Type
+
+/**
+ * The spec's `GlobResult` plus `truncation` (present exactly when `truncated` is true).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const GlobResult = Schema.Struct({
+  /** Matching files, newest first. */
+  matches: Schema.Array(Schema.String),
+  /** How many matches are returned. */
+  count: Schema.Number,
+  truncated: Schema.Boolean,
+  notice: Schema.optional(Schema.String),
+  truncation: Schema.optional(Truncation.Truncation)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GlobResult = typeof GlobResult.Type
+
+/**
+ * Everything `glob` can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type GlobError =
+  | ToolError.ToolInvalidInput
+  | ToolError.ToolPathDenied
+  | ToolError.ToolNotFound
+  | ToolError.ToolPatternInvalid
+
+/**
+ * Options of a call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GlobOptions {
+  /** Aborting it interrupts the call. */
+  readonly signal?: AbortSignal | undefined
+}
+
+const invalid = (field: string, reason: string) =>
+  new ToolError.ToolInvalidInput({ tool: TOOL, field, reason })
+
+/** Splits an absolute pattern into its directory and the glob below it. */
+const splitPattern = (
+  pattern: string,
+  explicitPath: string | undefined
+): Effect.Effect<
+  { readonly directory: string | undefined; readonly glob: string },
+  ToolError.ToolInvalidInput
+> => {
+  if (pattern.length === 0) return Effect.fail(invalid("pattern", "the pattern is empty; use e.g. **/*.ts"))
+  if (pattern.includes("\0"))
+    return Effect.fail(invalid("pattern", "the pattern contains a NUL byte; remove it"))
+  let directory = explicitPath
+  let glob = pattern
+  if (path.isAbsolute(pattern)) {
+    if (explicitPath !== undefined) {
+      return Effect.fail(
+        invalid(
+          "pattern",
+          "an absolute pattern names its own directory; drop path, or make the pattern relative to path"
+        )
+      )
+    }
+    const scanned = picomatch.scan(pattern)
+    if (scanned.isGlob) {
+      directory = scanned.base === "" ? "/" : scanned.base
+      glob = scanned.glob
+    } else {
+      directory = path.dirname(pattern)
+      glob = path.basename(pattern)
+    }
+  }
+  glob = glob.replace(/^(\.\/)+/, "")
+  if (glob.split("/").includes("..")) {
+    return Effect.fail(
+      invalid(
+        "pattern",
+        "the pattern may not climb out of the searched directory with '..'; give that directory as path"
+      )
+    )
+  }
+  if (glob.length === 0)
+    return Effect.fail(invalid("pattern", "the pattern names no files; use e.g. **/*.ts"))
+  return Effect.succeed({ directory, glob })
+}
+
+/**
+ * Finds files by glob.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const glob = (
+  input: unknown,
+  options?: GlobOptions
+): Effect.Effect<GlobResult, GlobError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
+  Order.interruptOnAbort(
+    Effect.gen(function* () {
+      const decoded = yield* Input.decode(TOOL, GlobInput, input)
+      const budgets = yield* Budgets.Budgets
+      const requested = yield* Input.positiveInteger(
+        TOOL,
+        "limit",
+        decoded.limit,
+        `limit is the number of matches to return, from 1 to ${budgets.globMaxLimit}`
+      )
+      const clamped = requested !== undefined && requested > budgets.globMaxLimit
+      const limit = requested === undefined ? budgets.globLimit : clamped ? budgets.globMaxLimit : requested
+      const { directory, glob: pattern } = yield* splitPattern(decoded.pattern, decoded.path)
+
+      const target = yield* Roots.resolve(TOOL, "path", directory ?? ".")
+      if (!target.stats.isDirectory()) {
+        return yield* invalid(
+          "path",
+          `${target.display} is a file, not a directory; Glob searches directories (Read the file instead)`
+        )
+      }
+      const found = yield* Effect.tryPromise({
+        try: (signal) => Walk.walk(target.realPath, pattern, signal),
+        catch: (cause) =>
+          new ToolError.ToolPatternInvalid({
+            pattern: decoded.pattern,
+            reason: cause instanceof Error ? cause.message : String(cause)
+          })
+      })
+      const dated = found.map((file) => ({
+        display: Roots.display(target.root, file.absolute),
+        mtimeMs: file.mtimeMs
+      }))
+      dated.sort(Order.newestFirst)
+
+      const gate = Order.budget(limit, budgets.searchMaxLines, budgets.searchMaxBytes)
+      const matches: Array<string> = []
+      for (const file of dated) {
+        if (!gate.admit(Order.renderedBytes(file.display))) break
+        matches.push(file.display)
+      }
+      const truncated = matches.length < dated.length
+      const sentences: Array<string> = []
+      if (clamped) {
+        sentences.push(
+          `limit ${requested} is above the maximum ${budgets.globMaxLimit}, so it was clamped to ${budgets.globMaxLimit}.`
+        )
+      }
+      if (truncated) {
+        const stop = gate.stop()
+        const why =
+          stop === "bytes"
+            ? `the ${Input.formatBytes(budgets.searchMaxBytes)} result budget`
+            : stop === "lines"
+              ? `the ${budgets.searchMaxLines}-line result budget`
+              : `limit ${limit}`
+        const raise =
+          stop === "entries" && limit < budgets.globMaxLimit
+            ? `, raise limit (up to ${budgets.globMaxLimit})`
+            : ""
+        sentences.push(
+          `Showing the ${matches.length} newest of ${dated.length} matching files (stopped at ${why}); narrow the pattern or path${raise} to see others.`
+        )
+      }
+      if (dated.length === 0) sentences.push(`No file under ${target.display} matches ${pattern}.`)
+      const truncation: Truncation.Truncation | undefined = truncated
+        ? {
+            kept: "head",
+            keptLines: matches.length,
+            totalLines: dated.length,
+            keptBytes: gate.bytes(),
+            limitLines: Math.min(limit, budgets.searchMaxLines),
+            limitBytes: budgets.searchMaxBytes
+          }
+        : undefined
+      return {
+        matches,
+        count: matches.length,
+        truncated,
+        ...(sentences.length > 0 ? { notice: sentences.join(" ") } : {}),
+        ...(truncation !== undefined ? { truncation } : {})
+      }
+    }),
+    options?.signal
+  ).pipe(Effect.withSpan("Glob.glob"))

@@ -1,0 +1,683 @@
+/**
+ * The Grep tool (spec §2, §5, §6.3, §6.6; DECISIONS §4): ripgrep over the workspace, a scratch
+ * file or an approved external root, newest files first, bounded.
+ *
+ * - Engine: ripgrep from `@vscode/ripgrep`, `--json`, an argv array, killed when the call is
+ *   interrupted or its `AbortSignal` aborts. An invalid regex fails with `TOOL_PATTERN_INVALID`
+ *   carrying ripgrep's reason.
+ * - Files: the same set as Glob (ignore files with git's semantics, hidden files included, `.git`
+ *   never, symlinks not followed, no ignore file above an explicit `path`), then `glob` and `type`
+ *   filters. Binary files (`Binary`: the ones Read refuses) are skipped silently.
+ * - Order: files by modification time, newest first, ties by path; lines in file order. The search
+ *   runs in that order, in growing batches, and stops once `headLimit` (default `grepHeadLimit`)
+ *   or the search budget is reached, so a capped result holds the newest files' matches and costs
+ *   less than searching everything.
+ * - `outputMode`: `content` (matching lines, with optional context), `filesWithMatches` (also
+ *   spelt `files_with_matches`, `files-with-matches`; the default) or `count` (matching lines per
+ *   file). Lines are clipped at `maxLineChars` code points and counted in the notice.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import picomatch from "picomatch"
+import { Budgets, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
+import type { Scratch } from "@toolcap/spill"
+import * as Binary from "./Binary.js"
+import * as Roots from "./Roots.js"
+import type { Workspace } from "./Workspace.js"
+import * as Input from "./internal/searchInput.js"
+import * as Order from "./internal/searchOrder.js"
+import * as Rg from "./internal/searchRipgrep.js"
+
+const TOOL = "Grep"
+
+/**
+ * The accepted spellings of `outputMode`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const OutputMode = Schema.Literal(
+  "content",
+  "filesWithMatches",
+  "files_with_matches",
+  "files-with-matches",
+  "count"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const GrepInput = Schema.Struct({
+  /** A ripgrep (Rust) regular expression. */
+  pattern: Schema.String,
+  /** File or directory to search (default: the workspace root). */
+  path: Schema.optional(Schema.String),
+  /** Only files matching this glob: `*.ts`, `*.{ts,tsx}` (any depth), `src/**\/*.ts`; `!` excludes. */
+  glob: Schema.optional(Schema.String),
+  /** Only files of this ripgrep type: `ts`, `py`, `rust`... */
+  type: Schema.optional(Schema.String),
+  outputMode: Schema.optional(OutputMode),
+  caseInsensitive: Schema.optional(Schema.Boolean),
+  /** Lines of context before each match (content mode). */
+  contextBefore: Schema.optional(Schema.Number),
+  /** Lines of context after each match (content mode). */
+  contextAfter: Schema.optional(Schema.Number),
+  /** Let the pattern span lines; `.` then matches newlines too. */
+  multiline: Schema.optional(Schema.Boolean),
+  /** Most entries to return (default 200). */
+  headLimit: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrepInput = typeof GrepInput.Type
+
+/**
+ * One line of content-mode output; `context` marks a context line (not itself a match).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const GrepMatch = Schema.Struct({
+  path: Schema.String,
+  line: Schema.Number,
+  text: Schema.String,
+  context: Schema.optional(Schema.Literal(true))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrepMatch = typeof GrepMatch.Type
+
+const bounded = {
+  truncated: Schema.Boolean,
+  notice: Schema.optional(Schema.String),
+  truncation: Schema.optional(Truncation.Truncation)
+}
+
+/**
+ * `content` mode: matching lines; `count` is the number of matching lines returned, `files` the
+ * number of files they come from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ContentResult = Schema.Struct({
+  matches: Schema.Array(GrepMatch),
+  count: Schema.Number,
+  files: Schema.Number,
+  ...bounded
+})
+
+/**
+ * `filesWithMatches` mode: files with at least one match; `count` is their number.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const FilesResult = Schema.Struct({
+  files: Schema.Array(Schema.String),
+  count: Schema.Number,
+  ...bounded
+})
+
+/**
+ * `count` mode: matching lines per file; `count` is their sum.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const CountResult = Schema.Struct({
+  counts: Schema.Array(Schema.Struct({ path: Schema.String, count: Schema.Number })),
+  count: Schema.Number,
+  ...bounded
+})
+
+/**
+ * The spec's `GrepResult` union plus `truncation` (present exactly when `truncated` is true).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const GrepResult = Schema.Union(ContentResult, FilesResult, CountResult)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrepResult = typeof GrepResult.Type
+
+/**
+ * Everything `grep` can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type GrepError =
+  | ToolError.ToolInvalidInput
+  | ToolError.ToolPathDenied
+  | ToolError.ToolNotFound
+  | ToolError.ToolPatternInvalid
+  | ToolError.ToolSpawnFailed
+
+/**
+ * Options of a call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrepOptions {
+  /** Aborting it interrupts the call (ripgrep is killed). */
+  readonly signal?: AbortSignal | undefined
+}
+
+type Mode = "content" | "filesWithMatches" | "count"
+
+const invalid = (field: string, reason: string) =>
+  new ToolError.ToolInvalidInput({ tool: TOOL, field, reason })
+
+/**
+ * Files per ripgrep run, first and at most. The first run is small so a common pattern answers
+ * from the newest files at once; each next run is four times larger (so a rare pattern costs a
+ * few extra process starts, not one per file), up to a size where start-up cost no longer shows.
+ */
+const FIRST_BATCH_FILES = 32
+const BATCH_GROWTH = 4
+const MAX_BATCH_FILES = 4096
+/** Path bytes per run, well inside Linux's 2 MiB argument space. */
+const MAX_BATCH_ARGUMENT_BYTES = 512 * 1024
+/**
+ * Entry bytes one run may hold before its order is known, in multiples of the result budget. A run
+ * over it is stopped and redone with fewer files, so memory stays bounded however dense the
+ * matches are.
+ */
+const BATCH_RETENTION_BUDGETS = 8
+/** `lstat` calls between two yields of the listing loop. */
+const STATS_PER_SLICE = 2048
+
+interface Candidate {
+  /** Path as ripgrep is given it (relative to `cwd`). */
+  readonly relative: string
+  readonly absolute: string
+  readonly display: string
+  readonly mtimeMs: number
+}
+
+interface Line {
+  readonly line: number
+  readonly text: string
+  readonly context: boolean
+  readonly size: number
+}
+
+interface FileHits {
+  /** Content mode: lines in file order (bounded). */
+  readonly lines: Array<Line>
+  bytes: number
+  /** Count and files modes: matching lines. */
+  matchedLines: number
+  clipped: number
+}
+
+const normalizeMode = (mode: typeof OutputMode.Type | undefined): Mode =>
+  mode === undefined || mode === "files_with_matches" || mode === "files-with-matches"
+    ? "filesWithMatches"
+    : mode
+
+/** ripgrep's glob semantics as a filter: no `/` matches the file name at any depth. */
+const globFilter = (glob: string): ((relative: string) => boolean) => {
+  const negated = glob.startsWith("!")
+  const body = (negated ? glob.slice(1) : glob).replace(/^\/+/, "").replace(/\/+$/, "")
+  const anchored = body.includes("/")
+  const matcher = picomatch(body, { dot: true })
+  const matches = (relative: string) =>
+    matcher(anchored ? relative : relative.slice(relative.lastIndexOf("/") + 1))
+  return negated ? (relative) => !matches(relative) : matches
+}
+
+const decodeData = (data: { text?: string; bytes?: string } | undefined): string =>
+  data === undefined
+    ? ""
+    : data.text !== undefined
+      ? data.text
+      : Utf8.decode(Buffer.from(data.bytes ?? "", "base64"))
+
+/** The pattern as ripgrep arguments, plus stdin when it is too long for one argument. */
+const patternArguments = (
+  pattern: string
+): Effect.Effect<
+  { readonly args: ReadonlyArray<string>; readonly stdin: string | undefined },
+  ToolError.ToolInvalidInput
+> => {
+  const inline = `--regexp=${pattern}`
+  if (Buffer.byteLength(inline) <= Rg.MAX_ARGUMENT_BYTES)
+    return Effect.succeed({ args: [inline], stdin: undefined })
+  if (pattern.includes("\n")) {
+    return Effect.fail(invalid("pattern", "a pattern over 128KB cannot hold a line break; write it as \\n"))
+  }
+  // ripgrep reads one pattern per line from a pattern file; this one has a single line
+  return Effect.succeed({ args: ["--file=-"], stdin: `${pattern}\n` })
+}
+
+/**
+ * Searches file contents.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const grep = (
+  input: unknown,
+  options?: GrepOptions
+): Effect.Effect<GrepResult, GrepError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
+  Order.interruptOnAbort(search(input), options?.signal).pipe(Effect.withSpan("Grep.grep"))
+
+const search = (input: unknown) =>
+  Effect.gen(function* () {
+    const decoded = yield* Input.decode(TOOL, GrepInput, input)
+    const budgets = yield* Budgets.Budgets
+    const mode = normalizeMode(decoded.outputMode)
+    if (decoded.pattern.includes("\0")) {
+      return yield* invalid("pattern", "the pattern contains a NUL byte; write it as \\x00 to match one")
+    }
+    if (decoded.glob !== undefined && (decoded.glob.length === 0 || decoded.glob.includes("\0"))) {
+      return yield* invalid("glob", "the glob is empty or contains a NUL byte; use e.g. *.ts")
+    }
+    if (decoded.type !== undefined && !/^[A-Za-z0-9_+-]+$/.test(decoded.type)) {
+      return yield* invalid(
+        "type",
+        `"${decoded.type}" is not a file type name; use e.g. ts, py, rust (ripgrep --type-list)`
+      )
+    }
+    const headLimit =
+      (yield* Input.positiveInteger(
+        TOOL,
+        "headLimit",
+        decoded.headLimit,
+        "headLimit is the most entries to return, 1 or more"
+      )) ?? budgets.grepHeadLimit
+    const contextHint = "context is a number of lines, 0 or more"
+    const before =
+      (yield* Input.nonNegativeInteger(TOOL, "contextBefore", decoded.contextBefore, contextHint)) ?? 0
+    const after =
+      (yield* Input.nonNegativeInteger(TOOL, "contextAfter", decoded.contextAfter, contextHint)) ?? 0
+    // more context than the line budget could never be shown
+    const contextCap = budgets.searchMaxLines
+    const contextClamped = before > contextCap || after > contextCap
+
+    const target = yield* Roots.resolve(TOOL, "path", decoded.path ?? ".")
+    const isDirectory = target.stats.isDirectory()
+    if (!isDirectory && !target.stats.isFile()) {
+      return yield* invalid(
+        "path",
+        `${target.display} is not a regular file or directory; Grep searches files`
+      )
+    }
+    const rg = yield* Rg.binary
+    const pattern = yield* patternArguments(decoded.pattern)
+    const matchFlags = [
+      ...(decoded.caseInsensitive === true ? ["--ignore-case"] : ["--case-sensitive"]),
+      ...(decoded.multiline === true ? ["--multiline", "--multiline-dotall"] : [])
+    ]
+    const cwd = isDirectory ? target.realPath : path.dirname(target.realPath)
+
+    const validate = validatePattern(rg, cwd, decoded.pattern, matchFlags, pattern)
+    const list = isDirectory
+      ? listFiles(rg, target, decoded.type, decoded.glob)
+      : Effect.succeed<Array<Candidate>>([
+          {
+            relative: target.realPath,
+            absolute: target.realPath,
+            display: target.display,
+            mtimeMs: target.stats.mtimeMs
+          }
+        ])
+    const [, candidates] = yield* Effect.all([validate, list], { concurrency: 2 })
+    candidates.sort(Order.newestFirst)
+
+    const modeFlags =
+      mode === "content"
+        ? [
+            ...(before > 0 ? [`--before-context=${Math.min(before, contextCap)}`] : []),
+            ...(after > 0 ? [`--after-context=${Math.min(after, contextCap)}`] : [])
+          ]
+        : mode === "filesWithMatches"
+          ? ["--max-count=1"]
+          : []
+    return yield* collect({
+      rg,
+      cwd,
+      mode,
+      candidates,
+      flags: [...Rg.commonFlags, "--json", ...matchFlags, ...modeFlags, ...pattern.args],
+      stdin: pattern.stdin,
+      headLimit,
+      budgets,
+      contextClamped
+    })
+  })
+
+/** Runs the pattern once against an empty input, so a bad pattern fails before any search. */
+const validatePattern = (
+  rg: string,
+  cwd: string,
+  source: string,
+  matchFlags: ReadonlyArray<string>,
+  pattern: { readonly args: ReadonlyArray<string>; readonly stdin: string | undefined }
+) =>
+  Effect.gen(function* () {
+    const exit = yield* Rg.run(
+      rg,
+      [...Rg.commonFlags, "--json", ...matchFlags, ...pattern.args, "--", "/dev/null"],
+      {
+        cwd,
+        stdin: pattern.stdin,
+        onData: () => {}
+      }
+    )
+    if (exit.code === 0 || exit.code === 1) return
+    return yield* new ToolError.ToolPatternInvalid({ pattern: source, reason: Rg.describeError(exit.stderr) })
+  })
+
+/** The directory's files as ripgrep walks them, filtered by glob, dated, binary names dropped. */
+const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined, glob: string | undefined) =>
+  Effect.gen(function* () {
+    const relatives: Array<string> = []
+    const splitter = Rg.recordSplitter(0, (record) => {
+      const relative = record.toString("utf8")
+      relatives.push(relative.startsWith("./") ? relative.slice(2) : relative)
+    })
+    const exit = yield* Rg.run(
+      rg,
+      [
+        ...Rg.commonFlags,
+        "--files",
+        "--null",
+        ...(type !== undefined ? [`--type=${type}`] : []),
+        ...Rg.excludeGitFlags,
+        "--",
+        "."
+      ],
+      { cwd: target.realPath, onData: (chunk) => splitter.push(chunk) }
+    )
+    splitter.end()
+    if (exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)) {
+      return yield* invalid("type", `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`)
+    }
+    const keep = glob === undefined ? undefined : globFilter(glob)
+    const candidates: Array<Candidate> = []
+    yield* Order.forEachSliced(relatives, STATS_PER_SLICE, (relative) => {
+      if (keep !== undefined && !keep(relative)) return
+      if (Option.isSome(Binary.byName(relative))) return
+      const absolute = target.realPath + path.sep + relative
+      // a file that vanished since the listing is dropped
+      const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
+      if (stats === undefined || !stats.isFile()) return
+      candidates.push({
+        relative,
+        absolute,
+        display: Roots.display(target.root, absolute),
+        mtimeMs: stats.mtimeMs
+      })
+    })
+    return candidates
+  })
+
+interface CollectInput {
+  readonly rg: string
+  readonly cwd: string
+  readonly mode: Mode
+  readonly candidates: ReadonlyArray<Candidate>
+  readonly flags: ReadonlyArray<string>
+  readonly stdin: string | undefined
+  readonly headLimit: number
+  readonly budgets: Budgets.BudgetsValue
+  readonly contextClamped: boolean
+}
+
+interface BatchOutcome {
+  readonly hits: Map<string, FileHits>
+  /** The run held more than its retention bound and was stopped; redo it with fewer files. */
+  readonly overflowed: boolean
+}
+
+/** Searches the ordered candidates batch by batch until the cap, and assembles the result. */
+const collect = (c: CollectInput) =>
+  Effect.gen(function* () {
+    const { budgets, mode } = c
+    const gate = Order.budget(c.headLimit, budgets.searchMaxLines, budgets.searchMaxBytes)
+    const entryCap = Math.min(c.headLimit, budgets.searchMaxLines)
+    const contentLines: Array<GrepMatch> = []
+    const files: Array<string> = []
+    const counts: Array<{ path: string; count: number }> = []
+    let matchCount = 0
+    const matchFiles = new Set<string>()
+    let clippedLines = 0
+    let leftOver = false
+    let next = 0
+    let batchSize = FIRST_BATCH_FILES
+
+    while (next < c.candidates.length && !gate.full()) {
+      const batch: Array<Candidate> = []
+      let argumentBytes = 0
+      for (let at = next; at < c.candidates.length && batch.length < batchSize; at++) {
+        const candidate = c.candidates[at]!
+        argumentBytes += Buffer.byteLength(candidate.relative) + 1
+        if (batch.length > 0 && argumentBytes > MAX_BATCH_ARGUMENT_BYTES) break
+        batch.push(candidate)
+      }
+      const outcome = yield* runBatch(
+        c,
+        batch,
+        entryCap - gate.entries(),
+        budgets.searchMaxBytes - gate.bytes()
+      )
+      if (outcome.overflowed) {
+        batchSize = Math.max(1, Math.floor(batch.length / BATCH_RETENTION_BUDGETS))
+        continue
+      }
+      for (const candidate of batch) {
+        const hits = outcome.hits.get(candidate.relative)
+        if (hits === undefined) continue
+        if (
+          mode === "filesWithMatches" || mode === "count" ? hits.matchedLines === 0 : hits.lines.length === 0
+        )
+          continue
+        // the files Read refuses are skipped silently (spec §6.3)
+        if (
+          Option.isSome(
+            Binary.detectSync(candidate.absolute, budgets.binarySniffBytes, budgets.binaryNonPrintableRatio)
+          )
+        ) {
+          continue
+        }
+        if (gate.full()) {
+          leftOver = true
+          break
+        }
+        if (mode === "filesWithMatches") {
+          if (!gate.admit(Order.renderedBytes(candidate.display))) leftOver = true
+          else files.push(candidate.display)
+        } else if (mode === "count") {
+          const entry = { path: candidate.display, count: hits.matchedLines }
+          if (!gate.admit(Order.renderedBytes(`${entry.path}:${entry.count}`))) leftOver = true
+          else counts.push(entry)
+        } else {
+          for (const hit of hits.lines) {
+            if (!gate.admit(Buffer.byteLength(candidate.display) + 1 + hit.size)) {
+              leftOver = true
+              break
+            }
+            contentLines.push({
+              path: candidate.display,
+              line: hit.line,
+              text: hit.text,
+              ...(hit.context ? { context: true as const } : {})
+            })
+            if (!hit.context) {
+              matchCount++
+              matchFiles.add(candidate.display)
+            }
+          }
+          clippedLines += hits.clipped
+        }
+        if (leftOver) break
+      }
+      next += batch.length
+      batchSize = Math.min(MAX_BATCH_FILES, batchSize * BATCH_GROWTH)
+    }
+    const truncated = leftOver || next < c.candidates.length
+    return assemble(c, {
+      gate,
+      truncated,
+      contentLines,
+      files,
+      counts,
+      matchCount,
+      matchFiles: matchFiles.size,
+      clippedLines
+    })
+  })
+
+/** One ripgrep run over a batch of files, kept per file. */
+const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft: number, bytesLeft: number) =>
+  Effect.gen(function* () {
+    const { mode } = c
+    const maxLineChars = c.budgets.maxLineChars
+    const hits = new Map<string, FileHits>()
+    const retentionLimit = c.budgets.searchMaxBytes * BATCH_RETENTION_BUDGETS
+    let retained = 0
+    let overflowed = false
+    const hitsOf = (relative: string): FileHits => {
+      let found = hits.get(relative)
+      if (found === undefined) {
+        found = { lines: [], bytes: 0, matchedLines: 0, clipped: 0 }
+        hits.set(relative, found)
+      }
+      return found
+    }
+    let stopRun: (() => void) | undefined
+    const onRecord = (record: Buffer) => {
+      // cheap look at the message type before parsing: most records of the other modes are skipped
+      const head = record.subarray(0, 16).toString("latin1")
+      if (mode === "filesWithMatches") {
+        if (!head.startsWith('{"type":"begin"')) return
+        const message = JSON.parse(record.toString("utf8"))
+        hitsOf(decodeData(message.data?.path)).matchedLines = 1
+        return
+      }
+      if (mode === "count") {
+        if (!head.startsWith('{"type":"end"')) return
+        const message = JSON.parse(record.toString("utf8"))
+        const matched = Number(message.data?.stats?.matched_lines ?? 0)
+        if (matched > 0) hitsOf(decodeData(message.data?.path)).matchedLines = matched
+        return
+      }
+      const isMatch = head.startsWith('{"type":"match"')
+      if (!isMatch && !head.startsWith('{"type":"context"')) return
+      const message = JSON.parse(record.toString("utf8"))
+      const file = hitsOf(decodeData(message.data?.path))
+      const first = Number(message.data?.line_number ?? 0)
+      const pieces = decodeData(message.data?.lines).split("\n")
+      if (pieces.length > 1 && pieces[pieces.length - 1] === "") pieces.pop()
+      for (let k = 0; k < pieces.length; k++) {
+        // only what could still be shown is kept: the file's first entries, within the budget
+        if (file.lines.length >= entriesLeft || file.bytes > bytesLeft) return
+        const raw = pieces[k]!.endsWith("\r") ? pieces[k]!.slice(0, -1) : pieces[k]!
+        const clipped = LineClip.clipLine(raw, maxLineChars)
+        const size = Buffer.byteLength(`:${first + k}:${clipped.text}`) + 1
+        file.lines.push({ line: first + k, text: clipped.text, context: !isMatch, size })
+        file.bytes += size
+        file.clipped += clipped.clippedLines
+        retained += size
+      }
+      if (batch.length > 1 && retained > retentionLimit && !overflowed) {
+        overflowed = true
+        stopRun?.()
+      }
+    }
+    const splitter = Rg.recordSplitter(0x0a, onRecord)
+    const maxCount = mode === "content" ? [`--max-count=${Math.max(1, entriesLeft)}`] : []
+    const exit = yield* Rg.run(
+      c.rg,
+      [...c.flags, ...maxCount, "--", ...batch.map((candidate) => candidate.relative)],
+      {
+        cwd: c.cwd,
+        stdin: c.stdin,
+        onData: (chunk, stop) => {
+          stopRun = stop
+          splitter.push(chunk)
+        }
+      }
+    )
+    if (!exit.stopped) splitter.end()
+    if (exit.signal !== null && !exit.stopped) {
+      return yield* new ToolError.ToolSpawnFailed({ command: "rg", reason: `it was ended by ${exit.signal}` })
+    }
+    return { hits, overflowed } satisfies BatchOutcome
+  })
+
+interface Assembly {
+  readonly gate: ReturnType<typeof Order.budget>
+  readonly truncated: boolean
+  readonly contentLines: Array<GrepMatch>
+  readonly files: Array<string>
+  readonly counts: Array<{ path: string; count: number }>
+  readonly matchCount: number
+  readonly matchFiles: number
+  readonly clippedLines: number
+}
+
+const assemble = (c: CollectInput, a: Assembly): GrepResult => {
+  const { budgets } = c
+  const sentences: Array<string> = []
+  if (c.contextClamped) {
+    sentences.push(`Context was clamped to ${budgets.searchMaxLines} lines, the most a result can show.`)
+  }
+  if (a.truncated) {
+    const stop = a.gate.stop()
+    const why =
+      stop === "bytes"
+        ? `the ${Input.formatBytes(budgets.searchMaxBytes)} result budget`
+        : stop === "lines"
+          ? `the ${budgets.searchMaxLines}-line result budget`
+          : `headLimit ${c.headLimit}`
+    sentences.push(
+      `Stopped at ${why}, newest files first; narrow the pattern, path or glob${stop === "entries" ? ", or raise headLimit," : ""} to see more.`
+    )
+  }
+  if (a.clippedLines > 0) {
+    sentences.push(
+      `${Input.plural(a.clippedLines, "line")} longer than ${budgets.maxLineChars} characters ${a.clippedLines === 1 ? "was" : "were"} clipped; Read the file for the rest.`
+    )
+  }
+  const truncation: Truncation.Truncation | undefined =
+    a.truncated || a.clippedLines > 0
+      ? {
+          kept: "head",
+          keptLines: a.gate.entries(),
+          keptBytes: a.gate.bytes(),
+          limitLines: Math.min(c.headLimit, budgets.searchMaxLines),
+          limitBytes: budgets.searchMaxBytes,
+          ...(a.clippedLines > 0 ? { clippedLines: a.clippedLines } : {})
+        }
+      : undefined
+  const tail = {
+    truncated: truncation !== undefined,
+    ...(sentences.length > 0 ? { notice: sentences.join(" ") } : {}),
+    ...(truncation !== undefined ? { truncation } : {})
+  }
+  if (c.mode === "content")
+    return { matches: a.contentLines, count: a.matchCount, files: a.matchFiles, ...tail }
+  if (c.mode === "filesWithMatches") return { files: a.files, count: a.files.length, ...tail }
+  return { counts: a.counts, count: a.counts.reduce((sum, entry) => sum + entry.count, 0), ...tail }
+}

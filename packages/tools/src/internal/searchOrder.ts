@@ -1,0 +1,92 @@
+/**
+ * Relevance order and the result budget shared by Glob and Grep (spec §6.6, DECISIONS §4).
+ */
+import * as Effect from "effect/Effect"
+
+/** A file with what the order needs. */
+export interface Dated {
+  /** The path as results show it. */
+  readonly display: string
+  readonly mtimeMs: number
+}
+
+/**
+ * Newest modification time first; equal times by path ascending (fresh checkouts share one mtime,
+ * and a stable order keeps capped results reproducible).
+ */
+export const newestFirst = (a: Dated, b: Dated): number =>
+  b.mtimeMs - a.mtimeMs || (a.display < b.display ? -1 : a.display > b.display ? 1 : 0)
+
+/** What stopped a bounded list. */
+export type Stop = "entries" | "lines" | "bytes"
+
+/**
+ * Admits rendered entries while they fit: at most `maxEntries` entries (the tool's own cap), at
+ * most `maxLines` lines and `maxBytes` bytes (the search budget). The first entry is always
+ * admitted, so a result is never empty because of one oversized entry.
+ */
+export const budget = (maxEntries: number, maxLines: number, maxBytes: number) => {
+  let entries = 0
+  let bytes = 0
+  let stop: Stop | undefined
+  return {
+    /** Admits an entry of `size` rendered bytes, or records why not. */
+    admit(size: number): boolean {
+      if (stop !== undefined) return false
+      if (entries >= maxEntries) {
+        stop = maxEntries <= maxLines ? "entries" : "lines"
+        return false
+      }
+      if (entries >= maxLines) {
+        stop = "lines"
+        return false
+      }
+      if (entries > 0 && bytes + size > maxBytes) {
+        stop = "bytes"
+        return false
+      }
+      entries++
+      bytes += size
+      return true
+    },
+    /** Whether no further entry can be admitted. */
+    full(): boolean {
+      return stop !== undefined || entries >= Math.min(maxEntries, maxLines)
+    },
+    stop: () => stop ?? (entries >= maxEntries ? "entries" : entries >= maxLines ? "lines" : undefined),
+    entries: () => entries,
+    bytes: () => bytes
+  }
+}
+
+/** UTF-8 size of an entry rendered as one line of text. */
+export const renderedBytes = (text: string): number => Buffer.byteLength(text) + 1
+
+/** Runs a step per item in slices, yielding between them so long loops stay interruptible. */
+export const forEachSliced = <A>(
+  items: ReadonlyArray<A>,
+  sliceSize: number,
+  step: (item: A) => void
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    for (let start = 0; start < items.length; start += sliceSize) {
+      if (start > 0) yield* Effect.yieldNow()
+      const end = Math.min(items.length, start + sliceSize)
+      for (let at = start; at < end; at++) step(items[at]!)
+    }
+  })
+
+/** Interrupts `effect` when `signal` aborts (an already aborted signal interrupts at once). */
+export const interruptOnAbort = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  signal: AbortSignal | undefined
+): Effect.Effect<A, E, R> => {
+  if (signal === undefined) return effect
+  if (signal.aborted) return Effect.interrupt
+  const aborted = Effect.async<never>((resume) => {
+    const onAbort = () => resume(Effect.interrupt)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+  return Effect.raceFirst(effect, aborted)
+}
