@@ -267,7 +267,10 @@ const waterLevel = (sizes: ReadonlyArray<number>, budget: number): number => {
 }
 
 const turnTokens = (estimate: (text: string) => number, turn: Transcript.AssistantMessage): number =>
-  turn.toolCalls.reduce((sum, call) => sum + estimate(call.name) + estimate(call.arguments), estimate(turn.text))
+  turn.toolCalls.reduce(
+    (sum, call) => sum + estimate(call.name) + estimate(call.arguments),
+    estimate(turn.text)
+  )
 
 /**
  * Builds the checkpoint of a neutral transcript (see `Transcript` for provider shapes). Fails with
@@ -326,7 +329,11 @@ export const fromTranscript = (
       const text = repaired(message.id, message.text)
       const tokens = estimate(text)
       if (used + tokens <= retentionBudget) {
-        retained.push({ origin: "retained", message: text === message.text ? message : { ...message, text }, tokens })
+        retained.push({
+          origin: "retained",
+          message: text === message.text ? message : { ...message, text },
+          tokens
+        })
         used += tokens
         continue
       }
@@ -334,7 +341,11 @@ export const fromTranscript = (
       const left = retentionBudget - used
       const shortened = cutToBudget(estimate, text, left, headShare, 1)
       if (shortened !== undefined) {
-        retained.push({ origin: "cut", message: { ...message, text: shortened.text }, tokens: shortened.tokens })
+        retained.push({
+          origin: "cut",
+          message: { ...message, text: shortened.text },
+          tokens: shortened.tokens
+        })
         used += shortened.tokens
         cut = {
           messageId: message.id,
@@ -368,7 +379,11 @@ export const fromTranscript = (
     if (options.summary !== undefined) {
       const text = repaired(summaryId, options.summary)
       summaryTokens = estimate(text)
-      context.push({ origin: "summary", message: { role: "user", id: summaryId, text }, tokens: summaryTokens })
+      context.push({
+        origin: "summary",
+        message: { role: "user", id: summaryId, text },
+        tokens: summaryTokens
+      })
     }
 
     // 3. the open turn and its batch
@@ -397,11 +412,13 @@ export const fromTranscript = (
       const batchBudget = budgets.checkpointBatchTokens
       const originalTokens = sizes.reduce((sum, size) => sum + size, 0)
       let cap: number | null = null
-      let rendered: Array<{ text: string; tokens: number; cut: CutFigures | null }> = texts.map((text, k) => ({
-        text,
-        tokens: sizes[k]!,
-        cut: null
-      }))
+      let rendered: Array<{ text: string; tokens: number; cut: CutFigures | null }> = texts.map(
+        (text, k) => ({
+          text,
+          tokens: sizes[k]!,
+          cut: null
+        })
+      )
       if (originalTokens > batchBudget) {
         let level = waterLevel(sizes, batchBudget)
         // re-estimate after cutting; lower the cap and cut again while the batch still exceeds its budget

@@ -67,7 +67,9 @@ export interface CheckpointStoreValue {
     sessionId: string
   ) => Effect.Effect<Option.Option<StoredCheckpoint>, CheckpointInvalid | CheckpointStoreFailed>
   /** A checkpoint by id. */
-  readonly get: (checkpointId: number) => Effect.Effect<Option.Option<StoredCheckpoint>, CheckpointStoreFailed>
+  readonly get: (
+    checkpointId: number
+  ) => Effect.Effect<Option.Option<StoredCheckpoint>, CheckpointStoreFailed>
   /** The ids of the session's checkpoints, oldest first. */
   readonly list: (
     sessionId: string
@@ -162,150 +164,167 @@ const decodeTranscript = (transcript: unknown) =>
   // a host may hand in a provider shape; the neutral one is what is stored
   Transcript.fromAny(transcript)
 
-const makeSqlite = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`PRAGMA synchronous = FULL`.pipe(Effect.mapError(failed("open")))
-  yield* sql`PRAGMA foreign_keys = ON`.pipe(Effect.mapError(failed("open")))
-  yield* Migrator.make({})({
-    loader: Migrator.fromRecord(migrations),
-    table: "checkpoint_migrations"
-  }).pipe(
-    Effect.mapError(
-      (error) =>
-        new CheckpointStoreFailed({
-          operation: "migrate",
-          detail: error._tag === "MigrationError" ? error.message : String(error.cause ?? error.message)
-        })
+const makeSqlite = (options: SqliteOptions) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (options.cacheSizeKiB !== undefined) {
+      yield* sql
+        .unsafe(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheSizeKiB))}`)
+        .pipe(Effect.mapError(failed("open")))
+    }
+    yield* sql`PRAGMA synchronous = FULL`.pipe(Effect.mapError(failed("open")))
+    yield* sql`PRAGMA foreign_keys = ON`.pipe(Effect.mapError(failed("open")))
+    yield* Migrator.make({})({
+      loader: Migrator.fromRecord(migrations),
+      table: "checkpoint_migrations"
+    }).pipe(
+      Effect.mapError(
+        (error) =>
+          new CheckpointStoreFailed({
+            operation: "migrate",
+            detail: error._tag === "MigrationError" ? error.message : String(error.cause ?? error.message)
+          })
+      )
     )
-  )
 
-  const readCheckpoint = (
-    row: { checkpoint_id: number; session_id: string; created_at: number; report: string }
-  ): Effect.Effect<StoredCheckpoint, CheckpointStoreFailed> =>
-    Effect.gen(function* () {
-      const entries = yield* sql<{ origin: string; tokens: number; body: string | null; original: string | null }>`
+    const readCheckpoint = (row: {
+      checkpoint_id: number
+      session_id: string
+      created_at: number
+      report: string
+    }): Effect.Effect<StoredCheckpoint, CheckpointStoreFailed> =>
+      Effect.gen(function* () {
+        const entries = yield* sql<{
+          origin: string
+          tokens: number
+          body: string | null
+          original: string | null
+        }>`
         SELECT e.origin, e.tokens, e.body, m.body AS original
         FROM checkpoint_entries e
         LEFT JOIN transcript_messages m ON m.session_id = ${row.session_id} AND m.message_id = e.message_id
         WHERE e.checkpoint_id = ${row.checkpoint_id}
         ORDER BY e.position`.pipe(Effect.mapError(failed("read")))
-      const checkpoint = yield* Record.reconstruct(row.checkpoint_id, row.report, entries)
-      return {
-        checkpointId: row.checkpoint_id,
-        sessionId: row.session_id,
-        createdAt: row.created_at,
-        checkpoint
-      }
-    })
+        const checkpoint = yield* Record.reconstruct(row.checkpoint_id, row.report, entries)
+        return {
+          checkpointId: row.checkpoint_id,
+          sessionId: row.session_id,
+          createdAt: row.created_at,
+          checkpoint
+        }
+      })
 
-  type CheckpointRow = { checkpoint_id: number; session_id: string; created_at: number; report: string }
+    type CheckpointRow = { checkpoint_id: number; session_id: string; created_at: number; report: string }
 
-  const store: CheckpointStoreValue = {
-    save: (sessionId, transcript, checkpoint) =>
-      Effect.gen(function* () {
-        yield* Record.checkSessionId(sessionId)
-        const decoded = yield* decodeTranscript(transcript)
-        const prepared = yield* Record.prepare(decoded, checkpoint)
-        const createdAt = yield* Clock.currentTimeMillis
-        return yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              // a write first, so the transaction holds the write lock before it reads
-              const inserted = yield* sql<{ checkpoint_id: number }>`INSERT INTO checkpoints ${sql.insert({
-                session_id: sessionId,
-                created_at: createdAt,
-                transcript_length: checkpoint.transcriptLength,
-                retained_tokens: checkpoint.retainedTokens,
-                summary_tokens: checkpoint.summaryTokens,
-                report: prepared.report
-              })} RETURNING checkpoint_id`
-              const checkpointId = inserted[0]!.checkpoint_id
-              const stored = yield* sql<{ seq: number; messageId: string; digest: string }>`
+    const store: CheckpointStoreValue = {
+      save: (sessionId, transcript, checkpoint) =>
+        Effect.gen(function* () {
+          yield* Record.checkSessionId(sessionId)
+          const decoded = yield* decodeTranscript(transcript)
+          const prepared = yield* Record.prepare(decoded, checkpoint)
+          const createdAt = yield* Clock.currentTimeMillis
+          return yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                // a write first, so the transaction holds the write lock before it reads
+                const inserted = yield* sql<{ checkpoint_id: number }>`INSERT INTO checkpoints ${sql.insert({
+                  session_id: sessionId,
+                  created_at: createdAt,
+                  transcript_length: checkpoint.transcriptLength,
+                  retained_tokens: checkpoint.retainedTokens,
+                  summary_tokens: checkpoint.summaryTokens,
+                  report: prepared.report
+                })} RETURNING checkpoint_id`
+                const checkpointId = inserted[0]!.checkpoint_id
+                const stored = yield* sql<{ seq: number; messageId: string; digest: string }>`
                 SELECT seq, message_id AS messageId, digest FROM transcript_messages
                 WHERE session_id = ${sessionId} ORDER BY seq`
-              const conflict = Record.firstConflict(stored, prepared.messages)
-              if (conflict !== undefined) return yield* new CheckpointConflict({ sessionId, ...conflict })
-              for (const rows of chunks(prepared.messages.slice(stored.length))) {
-                yield* sql`INSERT INTO transcript_messages ${sql.insert(
-                  rows.map((row) => ({
-                    session_id: sessionId,
-                    seq: row.seq,
-                    message_id: row.messageId,
-                    role: row.role,
-                    body: row.body,
-                    digest: row.digest
-                  }))
-                )}`
-              }
-              for (const rows of chunks(prepared.entries)) {
-                yield* sql`INSERT INTO checkpoint_entries ${sql.insert(
-                  rows.map((row) => ({
-                    checkpoint_id: checkpointId,
-                    position: row.position,
-                    origin: row.origin,
-                    message_id: row.messageId,
-                    tokens: row.tokens,
-                    body: row.body
-                  }))
-                )}`
-              }
-              return { checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }
-            })
-          )
-          .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("save")(error))))
-      }),
-    latest: (sessionId) =>
-      Effect.gen(function* () {
-        yield* Record.checkSessionId(sessionId)
-        return yield* sql
+                const conflict = Record.firstConflict(stored, prepared.messages)
+                if (conflict !== undefined) return yield* new CheckpointConflict({ sessionId, ...conflict })
+                for (const rows of chunks(prepared.messages.slice(stored.length))) {
+                  yield* sql`INSERT INTO transcript_messages ${sql.insert(
+                    rows.map((row) => ({
+                      session_id: sessionId,
+                      seq: row.seq,
+                      message_id: row.messageId,
+                      role: row.role,
+                      body: row.body,
+                      digest: row.digest
+                    }))
+                  )}`
+                }
+                for (const rows of chunks(prepared.entries)) {
+                  yield* sql`INSERT INTO checkpoint_entries ${sql.insert(
+                    rows.map((row) => ({
+                      checkpoint_id: checkpointId,
+                      position: row.position,
+                      origin: row.origin,
+                      message_id: row.messageId,
+                      tokens: row.tokens,
+                      body: row.body
+                    }))
+                  )}`
+                }
+                return { checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }
+              })
+            )
+            .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("save")(error))))
+        }),
+      latest: (sessionId) =>
+        Effect.gen(function* () {
+          yield* Record.checkSessionId(sessionId)
+          return yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const rows = yield* sql<CheckpointRow>`
+                SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
+                WHERE session_id = ${sessionId} ORDER BY checkpoint_id DESC LIMIT 1`.pipe(
+                  Effect.mapError(failed("read"))
+                )
+                return rows[0] === undefined ? Option.none() : Option.some(yield* readCheckpoint(rows[0]))
+              })
+            )
+            .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("read")(error))))
+        }),
+      get: (checkpointId) =>
+        sql
           .withTransaction(
             Effect.gen(function* () {
               const rows = yield* sql<CheckpointRow>`
-                SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
-                WHERE session_id = ${sessionId} ORDER BY checkpoint_id DESC LIMIT 1`.pipe(
-                Effect.mapError(failed("read"))
-              )
+              SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
+              WHERE checkpoint_id = ${checkpointId}`.pipe(Effect.mapError(failed("read")))
               return rows[0] === undefined ? Option.none() : Option.some(yield* readCheckpoint(rows[0]))
             })
           )
-          .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("read")(error))))
-      }),
-    get: (checkpointId) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<CheckpointRow>`
-              SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
-              WHERE checkpoint_id = ${checkpointId}`.pipe(Effect.mapError(failed("read")))
-            return rows[0] === undefined ? Option.none() : Option.some(yield* readCheckpoint(rows[0]))
-          })
-        )
-        .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("read")(error)))),
-    list: (sessionId) =>
-      Effect.gen(function* () {
-        yield* Record.checkSessionId(sessionId)
-        const rows = yield* sql<{ checkpoint_id: number }>`
+          .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("read")(error)))),
+      list: (sessionId) =>
+        Effect.gen(function* () {
+          yield* Record.checkSessionId(sessionId)
+          const rows = yield* sql<{ checkpoint_id: number }>`
           SELECT checkpoint_id FROM checkpoints WHERE session_id = ${sessionId} ORDER BY checkpoint_id`.pipe(
-          Effect.mapError(failed("read"))
-        )
-        return rows.map((row) => row.checkpoint_id)
-      }),
-    transcript: (sessionId) =>
-      Effect.gen(function* () {
-        yield* Record.checkSessionId(sessionId)
-        const rows = yield* sql<{ body: string }>`
-          SELECT body FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
-          Effect.mapError(failed("read"))
-        )
-        return yield* Transcript.decode({ messages: rows.map((row) => JSON.parse(row.body) as unknown) }).pipe(
-          Effect.mapError(
-            (error) => new CheckpointStoreFailed({ operation: "read", detail: `stored transcript: ${error.detail}` })
+            Effect.mapError(failed("read"))
           )
-        )
-      })
-  }
-  return store
-})
+          return rows.map((row) => row.checkpoint_id)
+        }),
+      transcript: (sessionId) =>
+        Effect.gen(function* () {
+          yield* Record.checkSessionId(sessionId)
+          const rows = yield* sql<{ body: string }>`
+          SELECT body FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
+            Effect.mapError(failed("read"))
+          )
+          return yield* Transcript.decode({
+            messages: rows.map((row) => JSON.parse(row.body) as unknown)
+          }).pipe(
+            Effect.mapError(
+              (error) =>
+                new CheckpointStoreFailed({ operation: "read", detail: `stored transcript: ${error.detail}` })
+            )
+          )
+        })
+    }
+    return store
+  })
 
 /**
  * @since 0.1.0
@@ -314,6 +333,11 @@ const makeSqlite = Effect.gen(function* () {
 export interface SqliteOptions {
   /** The database file; its directory is created when missing. */
   readonly filename: string
+  /**
+   * The connection's page cache in KiB (better-sqlite3 opens with 16 MiB). A transaction larger
+   * than the cache spills pages to the WAL before it commits; lower it to bound the store's memory.
+   */
+  readonly cacheSizeKiB?: number | undefined
 }
 
 /**
@@ -324,7 +348,7 @@ export interface SqliteOptions {
  * @category layers
  */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<CheckpointStore, CheckpointStoreFailed> =>
-  Layer.effect(CheckpointStore, makeSqlite).pipe(
+  Layer.effect(CheckpointStore, makeSqlite(options)).pipe(
     Layer.provide(
       Layer.unwrapEffect(
         Effect.try({
@@ -429,23 +453,27 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
           const outcome = yield* Ref.modify(
             state,
             (snapshot): readonly [Either.Either<StoredCheckpoint, CheckpointConflict>, MemoryState] => {
-            const stored = snapshot.sessions.get(sessionId)?.messages ?? []
-            const conflict = Record.firstConflict(stored, prepared.messages)
-            if (conflict !== undefined) {
-              return [Either.left(new CheckpointConflict({ sessionId, ...conflict })), snapshot]
-            }
-            const checkpointId = (snapshot.checkpoints.at(-1)?.checkpointId ?? 0) + 1
-            const sessions = new Map(snapshot.sessions)
-            sessions.set(sessionId, { messages: [...stored, ...prepared.messages.slice(stored.length)] })
-            const next: MemoryState = {
-              sessions,
-              checkpoints: [
-                ...snapshot.checkpoints,
-                { checkpointId, sessionId, createdAt, report: prepared.report, entries: prepared.entries }
+              const stored = snapshot.sessions.get(sessionId)?.messages ?? []
+              const conflict = Record.firstConflict(stored, prepared.messages)
+              if (conflict !== undefined) {
+                return [Either.left(new CheckpointConflict({ sessionId, ...conflict })), snapshot]
+              }
+              const checkpointId = (snapshot.checkpoints.at(-1)?.checkpointId ?? 0) + 1
+              const sessions = new Map(snapshot.sessions)
+              sessions.set(sessionId, { messages: [...stored, ...prepared.messages.slice(stored.length)] })
+              const next: MemoryState = {
+                sessions,
+                checkpoints: [
+                  ...snapshot.checkpoints,
+                  { checkpointId, sessionId, createdAt, report: prepared.report, entries: prepared.entries }
+                ]
+              }
+              return [
+                Either.right({ checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }),
+                next
               ]
             }
-            return [Either.right({ checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }), next]
-          })
+          )
           return yield* outcome
         }),
       latest: (sessionId) =>

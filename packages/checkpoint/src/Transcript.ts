@@ -133,7 +133,8 @@ const invalid = (reason: CheckpointInvalid["reason"], detail: string, messageId?
 
 const decodeTranscript = Schema.decodeUnknownEither(Transcript)
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Decodes and validates a neutral transcript (`{ messages: [...] }`).
@@ -188,7 +189,11 @@ export const validate = (transcript: Transcript): Effect.Effect<void, Checkpoint
       }
       if (message.id.startsWith(reservedIdPrefix)) {
         return Effect.fail(
-          invalid("reserved-id", `ids starting with "${reservedIdPrefix}" are reserved for the checkpoint`, message.id)
+          invalid(
+            "reserved-id",
+            `ids starting with "${reservedIdPrefix}" are reserved for the checkpoint`,
+            message.id
+          )
         )
       }
       messageIds.add(message.id)
@@ -196,7 +201,11 @@ export const validate = (transcript: Transcript): Effect.Effect<void, Checkpoint
         for (const call of message.toolCalls) {
           if (calls.has(call.id)) {
             return Effect.fail(
-              invalid("duplicate-call-id", `tool call id ${JSON.stringify(call.id)} is used twice`, message.id)
+              invalid(
+                "duplicate-call-id",
+                `tool call id ${JSON.stringify(call.id)} is used twice`,
+                message.id
+              )
             )
           }
           calls.add(call.id)
@@ -213,7 +222,11 @@ export const validate = (transcript: Transcript): Effect.Effect<void, Checkpoint
         }
         if (answered.has(message.callId)) {
           return Effect.fail(
-            invalid("duplicate-result", `tool call ${JSON.stringify(message.callId)} is answered twice`, message.id)
+            invalid(
+              "duplicate-result",
+              `tool call ${JSON.stringify(message.callId)} is answered twice`,
+              message.id
+            )
           )
         }
         answered.add(message.callId)
@@ -239,13 +252,17 @@ export const parseJson = (input: Uint8Array | string): Effect.Effect<unknown, Ch
       try {
         text = fatalDecoder.decode(input)
       } catch {
-        return Effect.fail(invalid("invalid-utf8", "the transcript bytes are not valid UTF-8; re-encode the file as UTF-8"))
+        return Effect.fail(
+          invalid("invalid-utf8", "the transcript bytes are not valid UTF-8; re-encode the file as UTF-8")
+        )
       }
     }
     try {
       return Effect.succeed(JSON.parse(text) as unknown)
     } catch (cause) {
-      return Effect.fail(invalid("schema", `not JSON: ${cause instanceof Error ? cause.message : String(cause)}`))
+      return Effect.fail(
+        invalid("schema", `not JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+      )
     }
   })
 
@@ -253,16 +270,27 @@ export const parseJson = (input: Uint8Array | string): Effect.Effect<unknown, Ch
 // shared helpers of the codecs
 
 /** Builds messages of one provider message, then names them `m{i}` or `m{i}.{k}`. */
-const named = (index: number, parts: ReadonlyArray<Omit<UserMessage, "id"> | Omit<AssistantMessage, "id"> | Omit<ToolResultMessage, "id">>): Array<Message> =>
+const named = (
+  index: number,
+  parts: ReadonlyArray<Omit<UserMessage, "id"> | Omit<AssistantMessage, "id"> | Omit<ToolResultMessage, "id">>
+): Array<Message> =>
   parts.map((part, k) => ({ ...part, id: parts.length === 1 ? `m${index}` : `m${index}.${k}` }) as Message)
 
-const listOf = (input: unknown, key: string, shape: string): Either.Either<ReadonlyArray<unknown>, CheckpointInvalid> => {
+const listOf = (
+  input: unknown,
+  key: string,
+  shape: string
+): Either.Either<ReadonlyArray<unknown>, CheckpointInvalid> => {
   if (Array.isArray(input)) return Either.right(input)
   if (isRecord(input) && Array.isArray(input[key])) return Either.right(input[key] as ReadonlyArray<unknown>)
   return Either.left(invalid("schema", `expected ${shape}: an array, or an object with a "${key}" array`))
 }
 
-const stringField = (record: Record<string, unknown>, key: string, at: string): Either.Either<string, CheckpointInvalid> => {
+const stringField = (
+  record: Record<string, unknown>,
+  key: string,
+  at: string
+): Either.Either<string, CheckpointInvalid> => {
   const value = record[key]
   return typeof value === "string"
     ? Either.right(value)
@@ -277,14 +305,16 @@ const contentText = (
 ): Either.Either<string, CheckpointInvalid> => {
   if (typeof content === "string") return Either.right(content)
   if (content === null || content === undefined) return Either.right("")
-  if (!Array.isArray(content)) return Either.left(invalid("schema", "content must be a string or an array of parts", at))
+  if (!Array.isArray(content))
+    return Either.left(invalid("schema", "content must be a string or an array of parts", at))
   const pieces: Array<string> = []
   for (const part of content as ReadonlyArray<unknown>) {
     if (!isRecord(part) || typeof part.type !== "string") {
-      return Either.left(invalid("schema", "every content part needs a string \"type\"", at))
+      return Either.left(invalid("schema", 'every content part needs a string "type"', at))
     }
     if (textTypes.includes(part.type)) {
-      if (typeof part.text !== "string") return Either.left(invalid("schema", "a text part needs a string \"text\"", at))
+      if (typeof part.text !== "string")
+        return Either.left(invalid("schema", 'a text part needs a string "text"', at))
       pieces.push(part.text)
     } else {
       pieces.push(placeholder(part.type))
@@ -331,7 +361,7 @@ export const fromAnthropic = (input: unknown): Effect.Effect<Transcript, Checkpo
         const parts: Array<Omit<UserMessage, "id"> | Omit<ToolResultMessage, "id">> = []
         for (const block of content as ReadonlyArray<unknown>) {
           if (!isRecord(block) || typeof block.type !== "string") {
-            return yield* invalid("schema", "every content block needs a string \"type\"", at)
+            return yield* invalid("schema", 'every content block needs a string "type"', at)
           }
           if (block.type === "tool_result") {
             const callId = yield* stringField(block, "tool_use_id", at)
@@ -342,7 +372,8 @@ export const fromAnthropic = (input: unknown): Effect.Effect<Transcript, Checkpo
                 : { role: "tool", callId, text }
             )
           } else {
-            const text = block.type === "text" ? yield* stringField(block, "text", at) : placeholder(block.type)
+            const text =
+              block.type === "text" ? yield* stringField(block, "text", at) : placeholder(block.type)
             parts.push({ role: "user", text })
           }
         }
@@ -354,7 +385,7 @@ export const fromAnthropic = (input: unknown): Effect.Effect<Transcript, Checkpo
           const pieces: Array<string> = []
           for (const block of content as ReadonlyArray<unknown>) {
             if (!isRecord(block) || typeof block.type !== "string") {
-              return yield* invalid("schema", "every content block needs a string \"type\"", at)
+              return yield* invalid("schema", 'every content block needs a string "type"', at)
             }
             if (block.type === "text") pieces.push(yield* stringField(block, "text", at))
             else if (block.type === "tool_use") {
@@ -373,7 +404,11 @@ export const fromAnthropic = (input: unknown): Effect.Effect<Transcript, Checkpo
         }
         messages.push(...named(index, [{ role: "assistant", text, toolCalls }]))
       } else {
-        return yield* invalid("unknown-role", `Anthropic role ${JSON.stringify(role)} is not user or assistant`, at)
+        return yield* invalid(
+          "unknown-role",
+          `Anthropic role ${JSON.stringify(role)} is not user or assistant`,
+          at
+        )
       }
     }
     return yield* finish(messages)
@@ -422,7 +457,12 @@ export const toAnthropic = (transcript: Transcript): Array<Record<string, unknow
         const blocks: Array<Record<string, unknown>> = []
         if (message.text.length > 0) blocks.push({ type: "text", text: message.text })
         for (const call of message.toolCalls) {
-          blocks.push({ type: "tool_use", id: call.id, name: call.name, input: anthropicInput(call.arguments) })
+          blocks.push({
+            type: "tool_use",
+            id: call.id,
+            name: call.name,
+            input: anthropicInput(call.arguments)
+          })
         }
         out.push({ role: "assistant", content: blocks })
       }
@@ -457,15 +497,22 @@ export const fromOpenAIChat = (input: unknown): Effect.Effect<Transcript, Checkp
         case "developer":
           break
         case "user":
-          messages.push(...named(index, [{ role: "user", text: yield* contentText(raw.content, textTypes, at) }]))
+          messages.push(
+            ...named(index, [{ role: "user", text: yield* contentText(raw.content, textTypes, at) }])
+          )
           break
         case "assistant": {
           const toolCalls: Array<ToolCall> = []
           if (raw.tool_calls !== undefined && raw.tool_calls !== null) {
-            if (!Array.isArray(raw.tool_calls)) return yield* invalid("schema", "tool_calls must be an array", at)
+            if (!Array.isArray(raw.tool_calls))
+              return yield* invalid("schema", "tool_calls must be an array", at)
             for (const call of raw.tool_calls as ReadonlyArray<unknown>) {
               if (!isRecord(call) || !isRecord(call.function)) {
-                return yield* invalid("schema", "a tool call needs an id and a function { name, arguments }", at)
+                return yield* invalid(
+                  "schema",
+                  "a tool call needs an id and a function { name, arguments }",
+                  at
+                )
               }
               toolCalls.push({
                 id: yield* stringField(call, "id", at),
@@ -547,7 +594,10 @@ export const fromOpenAIResponses = (input: unknown): Effect.Effect<Transcript, C
     // the assistant message function calls attach to, while nothing else came in between
     let open: { text: string; toolCalls: Array<ToolCall>; index: number } | undefined
     const close = () => {
-      if (open !== undefined) messages.push(...named(open.index, [{ role: "assistant", text: open.text, toolCalls: open.toolCalls }]))
+      if (open !== undefined)
+        messages.push(
+          ...named(open.index, [{ role: "assistant", text: open.text, toolCalls: open.toolCalls }])
+        )
       open = undefined
     }
     const textTypes = ["input_text", "output_text", "text", "refusal"]
@@ -562,7 +612,9 @@ export const fromOpenAIResponses = (input: unknown): Effect.Effect<Transcript, C
           open = { text: yield* contentText(raw.content, textTypes, at), toolCalls: [], index }
         } else if (raw.role === "user") {
           close()
-          messages.push(...named(index, [{ role: "user", text: yield* contentText(raw.content, textTypes, at) }]))
+          messages.push(
+            ...named(index, [{ role: "user", text: yield* contentText(raw.content, textTypes, at) }])
+          )
         } else if (raw.role === "system" || raw.role === "developer") {
           close()
         } else {
@@ -583,13 +635,21 @@ export const fromOpenAIResponses = (input: unknown): Effect.Effect<Transcript, C
         close()
         messages.push(
           ...named(index, [
-            { role: "tool", callId: yield* stringField(raw, "call_id", at), text: yield* contentText(raw.output, textTypes, at) }
+            {
+              role: "tool",
+              callId: yield* stringField(raw, "call_id", at),
+              text: yield* contentText(raw.output, textTypes, at)
+            }
           ])
         )
       } else if (type === "reasoning") {
         // reasoning items are the model's own and never cross a checkpoint
       } else {
-        return yield* invalid("unknown-role", `OpenAI Responses item type ${JSON.stringify(type)} is not supported`, at)
+        return yield* invalid(
+          "unknown-role",
+          `OpenAI Responses item type ${JSON.stringify(type)} is not supported`,
+          at
+        )
       }
     }
     close()
@@ -653,11 +713,18 @@ export const detect = (input: unknown): Format => {
         : []
   if (isRecord(input) && Array.isArray(input.input)) return "openai-responses"
   const records = list.filter(isRecord)
-  if (records.length > 0 && records.every((m) => typeof m.id === "string" && ("text" in m || "callId" in m))) {
+  if (
+    records.length > 0 &&
+    records.every((m) => typeof m.id === "string" && ("text" in m || "callId" in m))
+  ) {
     return "toolcap"
   }
   if (records.some((m) => typeof m.type === "string")) return "openai-responses"
-  if (records.some((m) => m.role === "tool" || m.role === "system" || m.role === "developer" || "tool_calls" in m)) {
+  if (
+    records.some(
+      (m) => m.role === "tool" || m.role === "system" || m.role === "developer" || "tool_calls" in m
+    )
+  ) {
     return "openai-chat"
   }
   return "anthropic"
@@ -669,7 +736,10 @@ export const detect = (input: unknown): Format => {
  * @since 0.1.0
  * @category codecs
  */
-export const fromAny = (input: unknown, format: Format = detect(input)): Effect.Effect<Transcript, CheckpointInvalid> => {
+export const fromAny = (
+  input: unknown,
+  format: Format = detect(input)
+): Effect.Effect<Transcript, CheckpointInvalid> => {
   switch (format) {
     case "toolcap":
       return decode(input)

@@ -37,7 +37,12 @@ describe("Checkpoint.build", () => {
       const transcript = {
         messages: [
           { role: "user", id: "U1", text: u1 },
-          { role: "assistant", id: "A1", text: "reading", toolCalls: [{ id: "c1", name: "Read", arguments: "{}" }] },
+          {
+            role: "assistant",
+            id: "A1",
+            text: "reading",
+            toolCalls: [{ id: "c1", name: "Read", arguments: "{}" }]
+          },
           { role: "tool", id: "R1", callId: "c1", text: word("result", 900) },
           { role: "user", id: "U2", text: word("two", 12000) },
           { role: "assistant", id: "A2", text: "done", toolCalls: [] },
@@ -139,85 +144,98 @@ describe("Checkpoint.build", () => {
     }).pipe(Effect.provide(byWords))
   )
 
-  it.effect("spec §7: an oversized parallel batch compacts to a bounded, marked tail; the original is unchanged", () =>
-    Effect.gen(function* () {
-      const transcript = batchTranscript({
-        seed: 7,
-        exchanges: 4,
-        userWords: 3000,
-        historyResultWords: 2000,
-        batchResultWords: [30000, 200, 12000, 45000, 900]
-      })
-      const snapshot = JSON.stringify(transcript)
-      const copy = structuredClone(transcript)
-      const checkpoint = yield* Checkpoint.build(transcript)
-      const { estimate } = yield* TokenEstimator.TokenEstimator
-      const budgets = yield* Budgets.Budgets
-      const batch = checkpoint.batch!
-      // the open turn follows the retained user messages, every call with exactly one result
-      const tail = checkpoint.context.slice(checkpoint.context.findIndex((entry) => entry.origin === "turn"))
-      assert.strictEqual(tail[0]!.message.id, "a-open")
-      assert.deepStrictEqual(
-        tail.slice(1).map((entry) => (entry.message as Transcript.ToolResultMessage).callId),
-        ["batch-c0", "batch-c1", "batch-c2", "batch-c3", "batch-c4"]
-      )
-      assert.isTrue(checkpoint.context.slice(0, -tail.length).every((entry) => entry.message.role === "user"))
-      // bounded after re-estimation
-      const resultTokens = tail.slice(1).reduce((sum, entry) => sum + estimate(textOf(entry)), 0)
-      assert.isAtMost(resultTokens, budgets.checkpointBatchTokens)
-      assert.strictEqual(batch.tokens, resultTokens)
-      assert.isAbove(batch.originalTokens, budgets.checkpointBatchTokens)
-      // water-filling: small results whole, large ones cut to the common cap with the marker inside
-      const cap = batch.cap!
-      for (const [k, result] of batch.results.entries()) {
-        const entry = tail[k + 1]!
-        const original = transcript.messages.find((m) => m.id === result.messageId) as Transcript.ToolResultMessage
-        if (result.originalTokens <= cap) {
-          assert.isNull(result.cut)
-          assert.strictEqual(entry.origin, "result")
-          assert.strictEqual(textOf(entry), original.text)
-        } else {
-          assert.strictEqual(entry.origin, "result-cut")
-          assert.isAtMost(estimate(textOf(entry)), cap)
-          const [head, rest] = textOf(entry).split(`\n${marker}\n`)
-          assert.isTrue(original.text.startsWith(head!) && original.text.endsWith(rest!))
-          assert.isAtMost(Math.abs(result.cut!.headTokens - 0.75 * (result.cut!.headTokens + result.cut!.tailTokens)), 1)
+  it.effect(
+    "spec §7: an oversized parallel batch compacts to a bounded, marked tail; the original is unchanged",
+    () =>
+      Effect.gen(function* () {
+        const transcript = batchTranscript({
+          seed: 7,
+          exchanges: 4,
+          userWords: 3000,
+          historyResultWords: 2000,
+          batchResultWords: [30000, 200, 12000, 45000, 900]
+        })
+        const snapshot = JSON.stringify(transcript)
+        const copy = structuredClone(transcript)
+        const checkpoint = yield* Checkpoint.build(transcript)
+        const { estimate } = yield* TokenEstimator.TokenEstimator
+        const budgets = yield* Budgets.Budgets
+        const batch = checkpoint.batch!
+        // the open turn follows the retained user messages, every call with exactly one result
+        const tail = checkpoint.context.slice(
+          checkpoint.context.findIndex((entry) => entry.origin === "turn")
+        )
+        assert.strictEqual(tail[0]!.message.id, "a-open")
+        assert.deepStrictEqual(
+          tail.slice(1).map((entry) => (entry.message as Transcript.ToolResultMessage).callId),
+          ["batch-c0", "batch-c1", "batch-c2", "batch-c3", "batch-c4"]
+        )
+        assert.isTrue(
+          checkpoint.context.slice(0, -tail.length).every((entry) => entry.message.role === "user")
+        )
+        // bounded after re-estimation
+        const resultTokens = tail.slice(1).reduce((sum, entry) => sum + estimate(textOf(entry)), 0)
+        assert.isAtMost(resultTokens, budgets.checkpointBatchTokens)
+        assert.strictEqual(batch.tokens, resultTokens)
+        assert.isAbove(batch.originalTokens, budgets.checkpointBatchTokens)
+        // water-filling: small results whole, large ones cut to the common cap with the marker inside
+        const cap = batch.cap!
+        for (const [k, result] of batch.results.entries()) {
+          const entry = tail[k + 1]!
+          const original = transcript.messages.find(
+            (m) => m.id === result.messageId
+          ) as Transcript.ToolResultMessage
+          if (result.originalTokens <= cap) {
+            assert.isNull(result.cut)
+            assert.strictEqual(entry.origin, "result")
+            assert.strictEqual(textOf(entry), original.text)
+          } else {
+            assert.strictEqual(entry.origin, "result-cut")
+            assert.isAtMost(estimate(textOf(entry)), cap)
+            const [head, rest] = textOf(entry).split(`\n${marker}\n`)
+            assert.isTrue(original.text.startsWith(head!) && original.text.endsWith(rest!))
+            assert.isAtMost(
+              Math.abs(result.cut!.headTokens - 0.75 * (result.cut!.headTokens + result.cut!.tailTokens)),
+              1
+            )
+          }
         }
-      }
-      // the cap is the largest that fits: one more token per cut result would overflow
-      const cutCount = batch.results.filter((result) => result.cut !== null).length
-      assert.isAbove(batch.tokens + cutCount, budgets.checkpointBatchTokens - cutCount)
-      assert.deepStrictEqual(batch.pending, [])
-      // checkpoint-only truncation never rewrites the original transcript
-      assert.strictEqual(JSON.stringify(transcript), snapshot)
-      assert.deepStrictEqual(transcript, copy)
-    }).pipe(Effect.provide(defaults))
+        // the cap is the largest that fits: one more token per cut result would overflow
+        const cutCount = batch.results.filter((result) => result.cut !== null).length
+        assert.isAbove(batch.tokens + cutCount, budgets.checkpointBatchTokens - cutCount)
+        assert.deepStrictEqual(batch.pending, [])
+        // checkpoint-only truncation never rewrites the original transcript
+        assert.strictEqual(JSON.stringify(transcript), snapshot)
+        assert.deepStrictEqual(transcript, copy)
+      }).pipe(Effect.provide(defaults))
   )
 
-  it.effect("mid-turn with calls still unanswered: they are reported pending, never given a made-up result", () =>
-    Effect.gen(function* () {
-      const transcript = {
-        messages: [
-          { role: "user", id: "u", text: "run both" },
-          {
-            role: "assistant",
-            id: "a",
-            text: "",
-            toolCalls: [
-              { id: "c1", name: "Bash", arguments: "{}" },
-              { id: "c2", name: "Bash", arguments: "{}" }
-            ]
-          },
-          { role: "tool", id: "r2", callId: "c2", text: "ok" }
-        ]
-      }
-      const checkpoint = yield* Checkpoint.build(transcript)
-      assert.deepStrictEqual(checkpoint.batch!.pending, ["c1"])
-      assert.deepStrictEqual(
-        checkpoint.context.map((entry) => entry.message.id),
-        ["u", "a", "r2"]
-      )
-    }).pipe(Effect.provide(defaults))
+  it.effect(
+    "mid-turn with calls still unanswered: they are reported pending, never given a made-up result",
+    () =>
+      Effect.gen(function* () {
+        const transcript = {
+          messages: [
+            { role: "user", id: "u", text: "run both" },
+            {
+              role: "assistant",
+              id: "a",
+              text: "",
+              toolCalls: [
+                { id: "c1", name: "Bash", arguments: "{}" },
+                { id: "c2", name: "Bash", arguments: "{}" }
+              ]
+            },
+            { role: "tool", id: "r2", callId: "c2", text: "ok" }
+          ]
+        }
+        const checkpoint = yield* Checkpoint.build(transcript)
+        assert.deepStrictEqual(checkpoint.batch!.pending, ["c1"])
+        assert.deepStrictEqual(
+          checkpoint.context.map((entry) => entry.message.id),
+          ["u", "a", "r2"]
+        )
+      }).pipe(Effect.provide(defaults))
   )
 
   it.effect("a transcript ending in a finished turn keeps no assistant message or result", () =>
@@ -240,7 +258,11 @@ describe("Checkpoint.build", () => {
   )
 
   describe("bad input: a typed error or a documented repair, never a crash", () => {
-    const expectInvalid = (input: unknown, reason: CheckpointError.InvalidReason, budgets = Budgets.defaults) => {
+    const expectInvalid = (
+      input: unknown,
+      reason: CheckpointError.InvalidReason,
+      budgets = Budgets.defaults
+    ) => {
       const result = build(input, budgets)
       assert.isTrue(Either.isLeft(result), `expected ${reason}`)
       const error = (result as Either.Left<CheckpointError.CheckpointInvalid, unknown>).left
@@ -254,7 +276,10 @@ describe("Checkpoint.build", () => {
     const call = (id: string) => ({ id, name: "Read", arguments: "{}" })
 
     it("unknown role", () => {
-      const error = expectInvalid({ messages: [user("u"), { role: "system", id: "s", text: "x" }] }, "unknown-role")
+      const error = expectInvalid(
+        { messages: [user("u"), { role: "system", id: "s", text: "x" }] },
+        "unknown-role"
+      )
       assert.strictEqual(error.messageId, "s")
       expectInvalid({ messages: [{ id: "n", text: "no role" }] }, "unknown-role")
     })
@@ -306,9 +331,18 @@ describe("Checkpoint.build", () => {
     })
     it("a budget of 0 (or a share outside (0, 1)) given around the Budgets validation", () => {
       const zero = { ...Budgets.defaults, checkpointRetentionTokens: 0 } as Budgets.BudgetsValue
-      assert.include(expectInvalid({ messages: [user("u")] }, "budget", zero).detail, "TOOLCAP_CHECKPOINT_RETENTION_TOKENS")
-      expectInvalid({ messages: [user("u")] }, "budget", { ...Budgets.defaults, checkpointBatchTokens: 0 } as Budgets.BudgetsValue)
-      expectInvalid({ messages: [user("u")] }, "budget", { ...Budgets.defaults, checkpointHeadShare: 1 } as Budgets.BudgetsValue)
+      assert.include(
+        expectInvalid({ messages: [user("u")] }, "budget", zero).detail,
+        "TOOLCAP_CHECKPOINT_RETENTION_TOKENS"
+      )
+      expectInvalid({ messages: [user("u")] }, "budget", {
+        ...Budgets.defaults,
+        checkpointBatchTokens: 0
+      } as Budgets.BudgetsValue)
+      expectInvalid({ messages: [user("u")] }, "budget", {
+        ...Budgets.defaults,
+        checkpointHeadShare: 1
+      } as Budgets.BudgetsValue)
       // through the Budgets layer, a 0 is refused before any checkpoint is built
       assert.isTrue(Either.isLeft(Budgets.make({ checkpointRetentionTokens: 0 })))
     })
@@ -322,7 +356,11 @@ describe("Checkpoint.build", () => {
         historyResultWords: 0,
         batchResultWords: [500, 500, 500]
       })
-      const error = expectInvalid(transcript, "budget", (budgets as Either.Right<never, Budgets.BudgetsValue>).right)
+      const error = expectInvalid(
+        transcript,
+        "budget",
+        (budgets as Either.Right<never, Budgets.BudgetsValue>).right
+      )
       assert.include(error.detail, "TOOLCAP_CHECKPOINT_BATCH_TOKENS")
     })
     it("lone surrogates are repaired to U+FFFD in the context (recorded), the transcript keeps them", () => {
@@ -333,10 +371,7 @@ describe("Checkpoint.build", () => {
       const result = build(transcript, Budgets.defaults)
       assert.isTrue(Either.isRight(result))
       const checkpoint = (result as Either.Right<never, Checkpoint.Checkpoint>).right
-      assert.deepStrictEqual(
-        checkpoint.context.map(textOf),
-        ["ok \ufffd tail", "fine", "\ufffd lead"]
-      )
+      assert.deepStrictEqual(checkpoint.context.map(textOf), ["ok \ufffd tail", "fine", "\ufffd lead"])
       assert.deepStrictEqual(checkpoint.repairs, [
         { messageId: "u3", kind: "lone-surrogate" },
         { messageId: "u1", kind: "lone-surrogate" }
@@ -360,13 +395,18 @@ describe("Checkpoint.build", () => {
       budgetsAndTranscript,
       ({ budgets, transcript }) => {
         const checkpoint = ok(transcript, budgets)
-        const users = checkpoint.context.filter((entry) => entry.origin === "retained" || entry.origin === "cut")
+        const users = checkpoint.context.filter(
+          (entry) => entry.origin === "retained" || entry.origin === "cut"
+        )
         const retained = users.reduce((sum, entry) => sum + estimate(textOf(entry)), 0)
         assert.isAtMost(retained, budgets.checkpointRetentionTokens)
         assert.strictEqual(checkpoint.retainedTokens, retained)
         for (const entry of checkpoint.context) {
           const calls = entry.message.role === "assistant" ? entry.message.toolCalls : []
-          const expected = calls.reduce((sum, call) => sum + estimate(call.name) + estimate(call.arguments), estimate(textOf(entry)))
+          const expected = calls.reduce(
+            (sum, call) => sum + estimate(call.name) + estimate(call.arguments),
+            estimate(textOf(entry))
+          )
           assert.strictEqual(entry.tokens, expected)
         }
         if (checkpoint.batch !== null) {
@@ -387,7 +427,9 @@ describe("Checkpoint.build", () => {
         const calls = checkpoint.context.flatMap((entry) =>
           entry.message.role === "assistant" ? entry.message.toolCalls.map((call) => call.id) : []
         )
-        const results = checkpoint.context.flatMap((entry) => (entry.message.role === "tool" ? [entry.message.callId] : []))
+        const results = checkpoint.context.flatMap((entry) =>
+          entry.message.role === "tool" ? [entry.message.callId] : []
+        )
         const pending = checkpoint.batch?.pending ?? []
         for (const id of calls) {
           const answers = results.filter((callId) => callId === id).length
@@ -398,7 +440,9 @@ describe("Checkpoint.build", () => {
         const firstNonUser = checkpoint.context.findIndex((entry) => entry.message.role !== "user")
         if (firstNonUser !== -1) {
           assert.strictEqual(checkpoint.context[firstNonUser]!.origin, "turn")
-          assert.isTrue(checkpoint.context.slice(firstNonUser + 1).every((entry) => entry.message.role === "tool"))
+          assert.isTrue(
+            checkpoint.context.slice(firstNonUser + 1).every((entry) => entry.message.role === "tool")
+          )
         }
       },
       runs
@@ -460,7 +504,10 @@ describe("Checkpoint.build", () => {
           const cut = entry.origin === "cut" || entry.origin === "result-cut"
           assert.strictEqual(textOf(entry).includes(marker), cut)
         }
-        assert.strictEqual(checkpoint.cut !== null, checkpoint.context.some((entry) => entry.origin === "cut"))
+        assert.strictEqual(
+          checkpoint.cut !== null,
+          checkpoint.context.some((entry) => entry.origin === "cut")
+        )
       },
       runs
     )
@@ -470,7 +517,9 @@ describe("Checkpoint.build", () => {
       budgetsAndTranscript,
       ({ budgets, transcript }) => {
         const checkpoint = ok(transcript, budgets)
-        const kept = checkpoint.context.filter((entry) => entry.origin === "retained" || entry.origin === "cut")
+        const kept = checkpoint.context.filter(
+          (entry) => entry.origin === "retained" || entry.origin === "cut"
+        )
         const users = transcript.messages.filter((message) => message.role === "user")
         const positions = kept.map((entry) => users.findIndex((user) => user.id === entry.message.id))
         // a contiguous run of the newest user messages (before the open turn)
@@ -490,18 +539,27 @@ describe("Checkpoint.build", () => {
       { transcript: arbTranscript, budgets: arbBudgets },
       ({ budgets, transcript }) => {
         // charges a whole text 3 tokens more than its parts: every first cut misses and is cut again
-        const lumpy = (text: string) => (text.length === 0 ? 0 : Math.ceil(text.length / 3) + (text.includes(marker) ? 3 : 0))
+        const lumpy = (text: string) =>
+          text.length === 0 ? 0 : Math.ceil(text.length / 3) + (text.includes(marker) ? 3 : 0)
         const result = build(transcript, budgets, lumpy)
         if (Either.isLeft(result)) {
           assert.strictEqual(result.left.reason, "budget")
           return
         }
         const checkpoint = result.right
-        const users = checkpoint.context.filter((entry) => entry.origin === "retained" || entry.origin === "cut")
-        assert.isAtMost(users.reduce((sum, entry) => sum + lumpy(textOf(entry)), 0), budgets.checkpointRetentionTokens)
+        const users = checkpoint.context.filter(
+          (entry) => entry.origin === "retained" || entry.origin === "cut"
+        )
+        assert.isAtMost(
+          users.reduce((sum, entry) => sum + lumpy(textOf(entry)), 0),
+          budgets.checkpointRetentionTokens
+        )
         const results = checkpoint.context.filter((entry) => entry.message.role === "tool")
         if (checkpoint.batch !== null) {
-          assert.isAtMost(results.reduce((sum, entry) => sum + lumpy(textOf(entry)), 0), budgets.checkpointBatchTokens)
+          assert.isAtMost(
+            results.reduce((sum, entry) => sum + lumpy(textOf(entry)), 0),
+            budgets.checkpointBatchTokens
+          )
         }
       },
       { fastCheck: { numRuns: 150 } }

@@ -74,7 +74,9 @@ const storeLaws = (
           assert.deepStrictEqual(Option.getOrThrow(yield* store.get(one.checkpointId)), one)
 
           const rewritten: Transcript.Transcript = {
-            messages: full.messages.map((m, k) => (k === 3 && m.role === "user" ? { ...m, text: "edited" } : m))
+            messages: full.messages.map((m, k) =>
+              k === 3 && m.role === "user" ? { ...m, text: "edited" } : m
+            )
           }
           const conflict = yield* Effect.flip(store.save("s", rewritten, yield* buildWith(rewritten)))
           assert.strictEqual(conflict._tag, "CheckpointConflict")
@@ -109,47 +111,54 @@ const storeLaws = (
 storeLaws("CheckpointStore.layerMemory", Effect.succeed(CheckpointStore.layerMemory))
 storeLaws(
   "CheckpointStore.layerSqlite",
-  Effect.map(tempDir, (dir) => CheckpointStore.layerSqlite({ filename: path.join(dir, "nested", "store.sqlite") }))
+  Effect.map(tempDir, (dir) =>
+    CheckpointStore.layerSqlite({ filename: path.join(dir, "nested", "store.sqlite") })
+  )
 )
 
 describe("CheckpointStore.layerSqlite schema", () => {
-  it.scoped("migrated, WAL, messages stored once, checkpoints store only what they changed, rewrites refused", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir
-      const filename = path.join(dir, CheckpointStore.defaultFileName)
-      const transcript = transcriptOf(5)
-      const checkpoint = yield* buildWith(transcript, { summary: "summary" })
-      yield* Effect.gen(function* () {
-        const store = yield* CheckpointStore.CheckpointStore
-        yield* store.save("s", transcript, checkpoint)
-        yield* store.save("s", transcript, checkpoint)
-      }).pipe(Effect.provide(CheckpointStore.layerDataDir(dir)))
+  it.scoped(
+    "migrated, WAL, messages stored once, checkpoints store only what they changed, rewrites refused",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const filename = path.join(dir, CheckpointStore.defaultFileName)
+        const transcript = transcriptOf(5)
+        const checkpoint = yield* buildWith(transcript, { summary: "summary" })
+        yield* Effect.gen(function* () {
+          const store = yield* CheckpointStore.CheckpointStore
+          yield* store.save("s", transcript, checkpoint)
+          yield* store.save("s", transcript, checkpoint)
+        }).pipe(Effect.provide(CheckpointStore.layerDataDir(dir)))
 
-      yield* Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const migrations = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM checkpoint_migrations`
-        assert.deepStrictEqual(
-          migrations.map((m) => [m.migration_id, m.name]),
-          [[1, "create_tables"]]
-        )
-        const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
-        assert.strictEqual(mode!.journal_mode, "wal")
-        // two checkpoints, one copy of the transcript
-        const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM transcript_messages`
-        assert.strictEqual(count!.n, transcript.messages.length)
-        const entries = yield* sql<{ origin: string; body: string | null; message_id: string | null }>`
+        yield* Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const migrations = yield* sql<{
+            migration_id: number
+            name: string
+          }>`SELECT migration_id, name FROM checkpoint_migrations`
+          assert.deepStrictEqual(
+            migrations.map((m) => [m.migration_id, m.name]),
+            [[1, "create_tables"]]
+          )
+          const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
+          assert.strictEqual(mode!.journal_mode, "wal")
+          // two checkpoints, one copy of the transcript
+          const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM transcript_messages`
+          assert.strictEqual(count!.n, transcript.messages.length)
+          const entries = yield* sql<{ origin: string; body: string | null; message_id: string | null }>`
           SELECT origin, body, message_id FROM checkpoint_entries WHERE checkpoint_id = 1 ORDER BY position`
-        for (const entry of entries) {
-          const changed = ["cut", "result-cut", "summary"].includes(entry.origin)
-          assert.strictEqual(entry.body !== null, changed, `${entry.origin} ${entry.message_id}`)
-        }
-        assert.isTrue(entries.some((entry) => entry.origin === "result-cut"))
-        const refused = yield* Effect.either(sql`UPDATE transcript_messages SET body = '{}' WHERE seq = 0`)
-        assert.isTrue(Either.isLeft(refused))
-        const [integrity] = yield* sql<{ integrity_check: string }>`PRAGMA integrity_check`
-        assert.strictEqual(integrity!.integrity_check, "ok")
-      }).pipe(Effect.provide(SqliteClient.layer({ filename })))
-    })
+          for (const entry of entries) {
+            const changed = ["cut", "result-cut", "summary"].includes(entry.origin)
+            assert.strictEqual(entry.body !== null, changed, `${entry.origin} ${entry.message_id}`)
+          }
+          assert.isTrue(entries.some((entry) => entry.origin === "result-cut"))
+          const refused = yield* Effect.either(sql`UPDATE transcript_messages SET body = '{}' WHERE seq = 0`)
+          assert.isTrue(Either.isLeft(refused))
+          const [integrity] = yield* sql<{ integrity_check: string }>`PRAGMA integrity_check`
+          assert.strictEqual(integrity!.integrity_check, "ok")
+        }).pipe(Effect.provide(SqliteClient.layer({ filename })))
+      })
   )
 
   it.scoped("a file that is not a database fails the layer with CheckpointStoreFailed, no crash", () =>
@@ -165,7 +174,10 @@ describe("CheckpointStore.layerSqlite schema", () => {
       const blocked = path.join(dir, "file-not-dir")
       fs.writeFileSync(blocked, "")
       const noDir = yield* Effect.flip(
-        Effect.provide(CheckpointStore.CheckpointStore, CheckpointStore.layerSqlite({ filename: path.join(blocked, "x.sqlite") }))
+        Effect.provide(
+          CheckpointStore.CheckpointStore,
+          CheckpointStore.layerSqlite({ filename: path.join(blocked, "x.sqlite") })
+        )
       )
       assert.strictEqual(noDir._tag, "CheckpointStoreFailed")
     })

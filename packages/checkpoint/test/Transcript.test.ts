@@ -32,7 +32,12 @@ const anthropic = [
     role: "user",
     content: [
       { type: "tool_result", tool_use_id: "toolu_1", content: "a.test.ts:3: fail" },
-      { type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: "a.test.ts" }], is_error: true },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_2",
+        content: [{ type: "text", text: "a.test.ts" }],
+        is_error: true
+      },
       { type: "text", text: "Also check b." },
       { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBOR" } }
     ]
@@ -75,11 +80,19 @@ describe("Transcript", () => {
   it("fromOpenAIChat: system skipped (positions still count), tool_calls and tool messages", () => {
     const chat = [
       { role: "system", content: "You are helpful." },
-      { role: "user", content: [{ type: "text", text: "hi" }, { type: "image_url", image_url: { url: "x" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi" },
+          { type: "image_url", image_url: { url: "x" } }
+        ]
+      },
       {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: "call_1", type: "function", function: { name: "Bash", arguments: '{"command":"ls"' } }]
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "Bash", arguments: '{"command":"ls"' } }
+        ]
       },
       { role: "tool", tool_call_id: "call_1", content: "README.md" }
     ]
@@ -87,7 +100,12 @@ describe("Transcript", () => {
     assert.deepStrictEqual(transcript.messages, [
       { role: "user", id: "m1", text: "hi\n\n[image_url omitted]" },
       // arguments kept as the provider gave them, even when not valid JSON
-      { role: "assistant", id: "m2", text: "", toolCalls: [{ id: "call_1", name: "Bash", arguments: '{"command":"ls"' }] },
+      {
+        role: "assistant",
+        id: "m2",
+        text: "",
+        toolCalls: [{ id: "call_1", name: "Bash", arguments: '{"command":"ls"' }]
+      },
       { role: "tool", id: "m3", callId: "call_1", text: "README.md" }
     ])
     assert.deepStrictEqual(Transcript.toOpenAIChat(transcript).slice(1), chat.slice(2))
@@ -144,9 +162,15 @@ describe("Transcript", () => {
           t.messages.flatMap((m) => (m.role === "tool" ? [`${m.callId}:${m.text}`] : []))
         assert.deepStrictEqual(calls(again), calls(transcript))
         assert.deepStrictEqual(results(again), results(transcript))
-        assert.strictEqual(Transcript.detect(to === Transcript.toOpenAIResponses ? { input: shape } : shape) === "toolcap", false)
+        assert.strictEqual(
+          Transcript.detect(to === Transcript.toOpenAIResponses ? { input: shape } : shape) === "toolcap",
+          false
+        )
       }
-      assert.strictEqual(Transcript.detect(transcript), transcript.messages.length === 0 ? "anthropic" : "toolcap")
+      assert.strictEqual(
+        Transcript.detect(transcript),
+        transcript.messages.length === 0 ? "anthropic" : "toolcap"
+      )
     },
     { fastCheck: { numRuns: 200 } }
   )
@@ -154,7 +178,10 @@ describe("Transcript", () => {
   it("detect and fromAny pick the codec", () => {
     assert.strictEqual(Transcript.detect({ messages: anthropic }), "anthropic")
     assert.strictEqual(Transcript.detect([{ role: "tool", tool_call_id: "x", content: "" }]), "openai-chat")
-    assert.strictEqual(Transcript.detect([{ type: "function_call_output", call_id: "x", output: "" }]), "openai-responses")
+    assert.strictEqual(
+      Transcript.detect([{ type: "function_call_output", call_id: "x", output: "" }]),
+      "openai-responses"
+    )
     assert.strictEqual(Transcript.detect({ messages: [{ role: "user", id: "u", text: "x" }] }), "toolcap")
     const transcript = right(Transcript.fromAny({ messages: anthropic }))
     assert.strictEqual(transcript.messages.length, 6)
@@ -162,31 +189,67 @@ describe("Transcript", () => {
 
   it("bad input gets a typed error naming the reason", () => {
     assert.strictEqual(reasonOf(Transcript.fromAnthropic([{ role: "system", content: "x" }])), "unknown-role")
-    assert.strictEqual(reasonOf(Transcript.fromOpenAIChat([{ role: "function", content: "x" }])), "unknown-role")
-    assert.strictEqual(reasonOf(Transcript.fromOpenAIResponses([{ type: "web_search_call", id: "w" }])), "unknown-role")
-    assert.strictEqual(reasonOf(Transcript.fromOpenAIResponses([{ role: "critic", content: "x" }])), "unknown-role")
     assert.strictEqual(
-      reasonOf(Transcript.fromAnthropic([{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "x" }] }])),
+      reasonOf(Transcript.fromOpenAIChat([{ role: "function", content: "x" }])),
+      "unknown-role"
+    )
+    assert.strictEqual(
+      reasonOf(Transcript.fromOpenAIResponses([{ type: "web_search_call", id: "w" }])),
+      "unknown-role"
+    )
+    assert.strictEqual(
+      reasonOf(Transcript.fromOpenAIResponses([{ role: "critic", content: "x" }])),
+      "unknown-role"
+    )
+    assert.strictEqual(
+      reasonOf(
+        Transcript.fromAnthropic([
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "x" }] }
+        ])
+      ),
       "orphan-result"
     )
     assert.strictEqual(
       reasonOf(
         Transcript.fromOpenAIChat([
-          { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "a", arguments: "{}" } }] },
-          { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "b", arguments: "{}" } }] }
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c", type: "function", function: { name: "a", arguments: "{}" } }]
+          },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c", type: "function", function: { name: "b", arguments: "{}" } }]
+          }
         ])
       ),
       "duplicate-call-id"
     )
     assert.strictEqual(reasonOf(Transcript.fromAnthropic("not a transcript")), "schema")
-    assert.strictEqual(reasonOf(Transcript.fromAnthropic([{ role: "user", content: [{ text: "no type" }] }])), "schema")
+    assert.strictEqual(
+      reasonOf(Transcript.fromAnthropic([{ role: "user", content: [{ text: "no type" }] }])),
+      "schema"
+    )
     assert.strictEqual(reasonOf(Transcript.fromOpenAIChat([{ role: "tool", content: "x" }])), "schema")
   })
 
   it("parseJson refuses bytes that are not UTF-8 and text that is not JSON", () => {
-    const good = new TextEncoder().encode(JSON.stringify({ messages: [{ role: "user", id: "u", text: "é" }] }))
-    assert.deepStrictEqual(right(Transcript.parseJson(good)), { messages: [{ role: "user", id: "u", text: "é" }] })
-    const bad = Uint8Array.from([...new TextEncoder().encode('{"messages":[{"role":"user","id":"u","text":"'), 0xc3, 0x28, 0x22, 0x7d, 0x5d, 0x7d])
+    const good = new TextEncoder().encode(
+      JSON.stringify({ messages: [{ role: "user", id: "u", text: "é" }] })
+    )
+    assert.deepStrictEqual(right(Transcript.parseJson(good)), {
+      messages: [{ role: "user", id: "u", text: "é" }]
+    })
+    const bad = Uint8Array.from([
+      ...new TextEncoder().encode('{"messages":[{"role":"user","id":"u","text":"'),
+      0xc3,
+      0x28,
+      0x22,
+      0x7d,
+      0x5d,
+      0x7d
+    ])
     assert.strictEqual(reasonOf(Transcript.parseJson(bad)), "invalid-utf8")
     assert.strictEqual(reasonOf(Transcript.parseJson("{not json")), "schema")
   })

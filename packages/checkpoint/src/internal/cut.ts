@@ -47,7 +47,12 @@ export const longestPrefix = (estimate: Estimate, text: string, target: number):
 }
 
 /** The smallest code point boundary `start >= minStart` with `estimate(text.slice(start)) <= target`. */
-export const shortestSuffixStart = (estimate: Estimate, text: string, target: number, minStart: number): number => {
+export const shortestSuffixStart = (
+  estimate: Estimate,
+  text: string,
+  target: number,
+  minStart: number
+): number => {
   const length = text.length
   if (target <= 0) return length
   let lo = minStart

@@ -140,7 +140,9 @@ export const reconstruct = (
 ): Effect.Effect<Checkpoint.Checkpoint, CheckpointStoreFailed> =>
   Effect.suspend(() => {
     const malformed = (detail: string) =>
-      Effect.fail(new CheckpointStoreFailed({ operation: "read", detail: `checkpoint ${checkpointId} ${detail}` }))
+      Effect.fail(
+        new CheckpointStoreFailed({ operation: "read", detail: `checkpoint ${checkpointId} ${detail}` })
+      )
     let figures: Record<string, unknown>
     const context: Array<unknown> = []
     try {
