@@ -5,6 +5,14 @@ export * as Workspace from "./Workspace.js"
 /**
  * @since 0.1.0
  */
+export * as Bash from "./Bash.js"
+/**
+ * @since 0.1.0
+ */
+export * as ProcessTree from "./ProcessTree.js"
+/**
+ * @since 0.1.0
+ */
 export * as Binary from "./Binary.js"
 /**
  * @since 0.1.0

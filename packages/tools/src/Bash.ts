@@ -1,0 +1,652 @@
+/**
+ * The Bash tool (spec §2, §3, §3a, §6 rules 2, 4, 7; DECISIONS §1, §2, §5, §6).
+ *
+ * Runs `bash -c <command>` (`sh -c` where bash is missing) in the workspace root with stdin on
+ * /dev/null, as the leader of a new process group, with `TOOLCAP_RUN_ID=<runId>` added to its
+ * environment. stdout and stderr stream as chunk events (`seq` from 0 per stream, no gaps, UTF-8
+ * never split) and are captured per stream: stdout keeps its head, stderr its tail, up to the
+ * capture budget, with totals counted past it. The result cuts each capture to the result
+ * budget, spills a truncated stream's fuller capture to the session scratch, and marks the cut.
+ *
+ * The end of a call: when the main process exits, the pipes are drained for `bashDrainGraceMs`,
+ * then whatever of the tree still runs is stopped. On timeout, abort or fiber interruption the
+ * whole tree is stopped first (SIGTERM, SIGKILL after `bashKillGraceMs`, until none is alive),
+ * and only then are the streams closed and the call answered. No chunk follows the end.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Queue from "effect/Queue"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { Budgets, ToolError, Truncate, Truncation } from "@toolcap/limits"
+import { Scratch } from "@toolcap/spill"
+import * as ProcessTree from "./ProcessTree.js"
+import * as Workspace from "./Workspace.js"
+import * as Proc from "./internal/process.js"
+import * as Output from "./internal/processOutput.js"
+
+/**
+ * The tool's input. `timeout` is in seconds; the accepted range comes from the budgets
+ * (1–300 by default) and fractions are accepted (`1.5` is 1500 ms).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const BashInput = Schema.Struct({
+  command: Schema.String.annotations({ description: "The shell command to run (bash -c)." }),
+  timeout: Schema.optional(Schema.Number.annotations({ description: "Timeout in seconds." }))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type BashInput = typeof BashInput.Type
+
+/**
+ * One piece of output while the command runs. `seq` counts from 0 per (call, stream) without
+ * gaps; `data` never ends inside a UTF-8 sequence.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const BashChunk = Schema.Struct({
+  callId: Schema.String,
+  stream: Schema.Literal("stdout", "stderr"),
+  seq: Schema.Number,
+  data: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type BashChunk = typeof BashChunk.Type
+
+const Omitted = Schema.Struct({ bytes: Schema.Number, lines: Schema.Number })
+
+/**
+ * The answer of a call (also the `partial` of a timeout or abort).
+ *
+ * `output` is the bounded combined text for the model:
+ * ```
+ * exit code: 0 · duration: 0.42s          (or "terminated by signal: SIGKILL", "timed out after 5s", "aborted")
+ * <one line naming stopped processes, only when some were>
+ * --- stdout ---                           (only when stdout is not empty)
+ * <stdout excerpt, marker appended when cut>
+ * --- stderr ---                           (only when stderr is not empty)
+ * <stderr excerpt, marker prepended when cut>
+ * ```
+ * and `(no output)` in place of both sections when neither stream wrote anything.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const BashResult = Schema.Struct({
+  callId: Schema.String,
+  /** The cookie value: every process of this call's tree had `TOOLCAP_RUN_ID=<runId>` in its environment. */
+  runId: Schema.String,
+  /** The stdout excerpt (head) with its marker when cut. */
+  stdout: Schema.String,
+  /** The stderr excerpt (tail) with its marker when cut. */
+  stderr: Schema.String,
+  /** Exit code of the main process; null when it ended by a signal (or never reported). */
+  exitCode: Schema.NullOr(Schema.Number),
+  /** Signal that ended the main process, e.g. "SIGTERM"; null when it exited. */
+  signal: Schema.NullOr(Schema.String),
+  durationMs: Schema.Number,
+  /** True when either stream was cut to the result budget. */
+  truncated: Schema.Boolean,
+  truncation: Schema.Struct({
+    stdout: Schema.optional(Truncation.Truncation),
+    stderr: Schema.optional(Truncation.Truncation)
+  }),
+  /** What the capture did not retain (beyond 512KB / 200000 lines per stream by default). */
+  omitted: Schema.Struct({ stdout: Omitted, stderr: Omitted }),
+  /** Spill files written, per truncated stream. */
+  spill: Schema.Struct({ stdout: Schema.optional(Schema.String), stderr: Schema.optional(Schema.String) }),
+  /** The `seq` of the last chunk of each stream; null when the stream emitted none. */
+  lastSeq: Schema.Struct({ stdout: Schema.NullOr(Schema.Number), stderr: Schema.NullOr(Schema.Number) }),
+  /** Every pid this call signalled: leftovers after the exit, or the tree on timeout or abort. */
+  killedPids: Schema.Array(Schema.Number),
+  /** The bounded combined text for the model (layout above). */
+  output: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type BashResult = typeof BashResult.Type
+
+/**
+ * The command ran out of time; its whole tree was stopped before this was answered.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout", {
+  timeoutSeconds: Schema.Number,
+  killedPids: Schema.Array(Schema.Number),
+  partial: BashResult
+}) {
+  readonly code = "TOOL_TIMEOUT" as const
+  override get message(): string {
+    return `The command timed out after ${this.timeoutSeconds}s and its process tree was stopped (${this.killedPids.length} processes signalled); the output so far is attached. Make the command do less per call (narrow it, add a limit) or pass a larger timeout within the allowed range.`
+  }
+}
+
+/**
+ * The call was aborted; its whole tree was stopped before this was answered.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolAborted extends Schema.TaggedError<ToolAborted>()("ToolAborted", {
+  killedPids: Schema.Array(Schema.Number),
+  partial: BashResult
+}) {
+  readonly code = "TOOL_ABORTED" as const
+  override get message(): string {
+    return `The command was aborted and its process tree was stopped (${this.killedPids.length} processes signalled); the output so far is attached. Run it again only if it is still wanted.`
+  }
+}
+
+/**
+ * What the Bash tool can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type BashError = ToolError.ToolInvalidInput | ToolTimeout | ToolAborted | ToolError.ToolSpawnFailed
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOptions {
+  /** Id put on every chunk and the result; default: the run id (also the env cookie value). */
+  readonly callId?: string | undefined
+  /** Receives every chunk, in order, synchronously from the pipe reader; keep it quick. */
+  readonly onChunk?: ((chunk: BashChunk) => void) | undefined
+  /** Aborting it stops the tree and fails the call with `ToolAborted`. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * An event of `stream`: the chunks in order, then the result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BashEvent =
+  | { readonly _tag: "Chunk"; readonly chunk: BashChunk }
+  | { readonly _tag: "Result"; readonly result: BashResult }
+
+const TOOL = "Bash"
+
+interface Decoded {
+  readonly command: string
+  readonly timeoutSeconds: number
+}
+
+const decodeBashInput = Schema.decodeUnknownEither(BashInput, { errors: "first" })
+
+/**
+ * Validates the input against the schema and the budgets' timeout range, before anything runs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decodeInput = (
+  input: unknown
+): Effect.Effect<Decoded, ToolError.ToolInvalidInput, Budgets.Budgets> =>
+  Effect.gen(function* () {
+    const budgets = yield* Budgets.Budgets
+    const decoded = decodeBashInput(input)
+    if (Either.isLeft(decoded)) {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+      const field = issue === undefined || issue.path.length === 0 ? "input" : issue.path.join(".")
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field,
+        reason: `${issue?.message ?? "invalid"}; expected { command: string, timeout?: number (seconds) }`
+      })
+    }
+    const { command, timeout } = decoded.right
+    if (command.trim().length === 0) {
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field: "command",
+        reason: "the command is empty; pass the shell command to run"
+      })
+    }
+    if (command.includes("\0")) {
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field: "command",
+        reason: "the command contains a NUL character, which no shell command can hold"
+      })
+    }
+    const min = budgets.bashTimeoutMinSeconds
+    const max = budgets.bashTimeoutMaxSeconds
+    if (timeout !== undefined && !(timeout >= min && timeout <= max)) {
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field: "timeout",
+        reason: `${timeout} is outside the accepted range; pass seconds from ${min} to ${max} (default ${budgets.bashTimeoutDefaultSeconds})`
+      })
+    }
+    return { command, timeoutSeconds: timeout ?? budgets.bashTimeoutDefaultSeconds }
+  })
+
+/** A run id unique across hosts and calls: the host pid plus 64 random bits. */
+const makeRunId = Effect.gen(function* () {
+  const high = yield* Random.nextIntBetween(0, 0x7fffffff)
+  const low = yield* Random.nextIntBetween(0, 0x7fffffff)
+  return `${Proc.hostPid().toString(36)}-${high.toString(36)}${low.toString(36)}`
+})
+
+/** How many pids the model-facing text lists; the structured `killedPids` holds them all. */
+const LISTED_PIDS = 10
+
+const listPids = (pids: ReadonlyArray<number>): string =>
+  pids.length <= LISTED_PIDS
+    ? pids.join(", ")
+    : `${pids.slice(0, LISTED_PIDS).join(", ")} and ${pids.length - LISTED_PIDS} more`
+
+const formatDuration = (ms: number): string => `${(ms / 1000).toFixed(2)}s`
+
+type Ending =
+  | { readonly kind: "Exited" }
+  | { readonly kind: "TimedOut"; readonly timeoutSeconds: number }
+  | { readonly kind: "Aborted" }
+
+interface StreamReport {
+  readonly text: string
+  readonly truncation: Truncation.Truncation | undefined
+  readonly spillPath: string | undefined
+  readonly omitted: { readonly bytes: number; readonly lines: number }
+}
+
+/** Cuts one stream's capture to the result budget, spilling the fuller capture when cut. */
+const reportStream = (
+  capture: Truncate.Cut,
+  label: string,
+  budget: { readonly maxBytes: number; readonly maxLines: number },
+  spillMaxBytes: number,
+  scratch: Scratch.ScratchValue
+): Effect.Effect<StreamReport> =>
+  Effect.gen(function* () {
+    const excerpt = Truncate.narrow(capture, budget)
+    let spillPath: string | undefined
+    if (excerpt.truncated) {
+      // the spill copy is the capture, cut (same end kept) to the spill cap when that is smaller
+      const copy =
+        capture.keptBytes > spillMaxBytes
+          ? Truncate.narrow(capture, { maxBytes: spillMaxBytes, maxLines: capture.maxLines })
+          : capture
+      // a copy no fuller than the excerpt would back nothing: no file, no spill sentence
+      if (copy.keptBytes > excerpt.keptBytes) {
+        spillPath = Option.getOrUndefined(yield* scratch.spill(label, copy.bytes))
+      }
+    }
+    return {
+      text: Truncate.render(excerpt, spillPath),
+      truncation: excerpt.truncated ? Truncation.fromCut(excerpt, spillPath) : undefined,
+      spillPath,
+      omitted: {
+        bytes: capture.totalBytes - capture.keptBytes,
+        lines: capture.totalLines - capture.keptLines
+      }
+    }
+  })
+
+const headline = (
+  ending: Ending,
+  status: Proc.ExitStatus | undefined,
+  durationMs: number,
+  termination: ProcessTree.Termination,
+  killGraceMs: number
+): string => {
+  const what =
+    ending.kind === "TimedOut"
+      ? `timed out after ${ending.timeoutSeconds}s`
+      : ending.kind === "Aborted"
+        ? "aborted"
+        : status?.code !== null && status?.code !== undefined
+          ? `exit code: ${status.code}`
+          : `terminated by signal: ${status?.signal ?? "unknown"}`
+  const lines = [`${what} · duration: ${formatDuration(durationMs)}`]
+  const pids = termination.signalled
+  if (pids.length > 0) {
+    if (ending.kind === "Exited") {
+      lines.push(`ended ${pids.length} process(es) still running after the command exited: ${listPids(pids)}`)
+    } else {
+      const killed = termination.killed.length
+      lines.push(
+        `stopped the process tree: SIGTERM to ${pids.length} process(es)` +
+          (killed > 0 ? `, SIGKILL to ${killed} still alive after ${killGraceMs} ms` : "") +
+          `: ${listPids(pids)}`
+      )
+    }
+  }
+  return lines.join("\n")
+}
+
+const section = (name: string, text: string): string =>
+  `--- ${name} ---\n${text.endsWith("\n") ? text.slice(0, -1) : text}`
+
+const buildResult = (input: {
+  readonly callId: string
+  readonly runId: string
+  readonly ending: Ending
+  readonly status: Proc.ExitStatus | undefined
+  readonly durationMs: number
+  readonly termination: ProcessTree.Termination
+  readonly stdout: Output.StreamOutput
+  readonly stderr: Output.StreamOutput
+}): Effect.Effect<BashResult, never, Budgets.Budgets | Scratch.Scratch> =>
+  Effect.gen(function* () {
+    const budgets = yield* Budgets.Budgets
+    const scratch = yield* Scratch.Scratch
+    const stdout = yield* reportStream(
+      input.stdout.capture(),
+      "bash-stdout",
+      { maxBytes: budgets.shellStdoutMaxBytes, maxLines: budgets.shellStdoutMaxLines },
+      budgets.spillMaxBytes,
+      scratch
+    )
+    const stderr = yield* reportStream(
+      input.stderr.capture(),
+      "bash-stderr",
+      { maxBytes: budgets.shellStderrMaxBytes, maxLines: budgets.shellStderrMaxLines },
+      budgets.spillMaxBytes,
+      scratch
+    )
+    const durationMs = Math.round(input.durationMs)
+    const sections = [
+      ...(stdout.text.length > 0 ? [section("stdout", stdout.text)] : []),
+      ...(stderr.text.length > 0 ? [section("stderr", stderr.text)] : [])
+    ]
+    const output = [
+      headline(input.ending, input.status, durationMs, input.termination, budgets.bashKillGraceMs),
+      ...(sections.length > 0 ? sections : ["(no output)"])
+    ].join("\n")
+    return {
+      callId: input.callId,
+      runId: input.runId,
+      stdout: stdout.text,
+      stderr: stderr.text,
+      exitCode: input.status?.code ?? null,
+      signal: input.status?.signal ?? null,
+      durationMs,
+      truncated: stdout.truncation !== undefined || stderr.truncation !== undefined,
+      truncation: {
+        ...(stdout.truncation !== undefined ? { stdout: stdout.truncation } : {}),
+        ...(stderr.truncation !== undefined ? { stderr: stderr.truncation } : {})
+      },
+      omitted: { stdout: stdout.omitted, stderr: stderr.omitted },
+      spill: {
+        ...(stdout.spillPath !== undefined ? { stdout: stdout.spillPath } : {}),
+        ...(stderr.spillPath !== undefined ? { stderr: stderr.spillPath } : {})
+      },
+      lastSeq: { stdout: input.stdout.lastSeq(), stderr: input.stderr.lastSeq() },
+      killedPids: [...input.termination.signalled],
+      output
+    }
+  })
+
+/** Completes when the signal aborts (at once when it already has); never without a signal. */
+const aborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
+  signal === undefined
+    ? Effect.never
+    : Effect.async<void>((resume) => {
+        if (signal.aborted) return resume(Effect.void)
+        const onAbort = () => resume(Effect.void)
+        signal.addEventListener("abort", onAbort, { once: true })
+        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+      })
+
+interface ExecuteOptions extends RunOptions {
+  /** Closed by a slow consumer of `stream` to pause reading the pipes. */
+  readonly gate?: Output.Gate | undefined
+}
+
+const noTermination: ProcessTree.Termination = { signalled: [], killed: [] }
+
+const execute = (
+  input: unknown,
+  options: ExecuteOptions
+): Effect.Effect<BashResult, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
+  Effect.gen(function* () {
+    const { command, timeoutSeconds } = yield* decodeInput(input)
+    const budgets = yield* Budgets.Budgets
+    const workspace = yield* Workspace.Workspace
+    const runId = yield* makeRunId
+    const callId = options.callId ?? runId
+    const startedAt = yield* Clock.currentTimeNanos
+    const elapsedMs = Clock.currentTimeNanos.pipe(Effect.map((now) => Number(now - startedAt) / 1e6))
+
+    // chunk delivery; a consumer that throws ends the call with that defect, after the tree stopped
+    const consumerFailed = yield* Deferred.make<unknown>()
+    let consumerBroken = false
+    let draining = false
+    let spawned: Proc.Spawned | undefined
+    const emit = (chunk: Output.Chunk) => {
+      if (options.onChunk === undefined || consumerBroken) return
+      try {
+        options.onChunk(chunk)
+      } catch (error) {
+        consumerBroken = true
+        Deferred.unsafeDone(consumerFailed, Exit.succeed(error))
+      }
+      if (options.gate !== undefined && !options.gate.isOpen() && !draining) spawned?.pause()
+    }
+    const capture = { captureMaxBytes: budgets.captureMaxBytes, captureMaxLines: budgets.captureMaxLines }
+    const outputs = {
+      stdout: Output.make({ callId, stream: "stdout", keep: "head", ...capture, emit }),
+      stderr: Output.make({ callId, stream: "stderr", keep: "tail", ...capture, emit })
+    }
+    const finish = (
+      ending: Ending,
+      status: Proc.ExitStatus | undefined,
+      termination: ProcessTree.Termination
+    ) =>
+      Effect.flatMap(elapsedMs, (durationMs) =>
+        buildResult({ callId, runId, ending, status, durationMs, termination, ...outputs })
+      )
+
+    if (options.signal?.aborted === true) {
+      outputs.stdout.finish()
+      outputs.stderr.finish()
+      const partial = yield* finish({ kind: "Aborted" }, undefined, noTermination)
+      return yield* new ToolAborted({ killedPids: [], partial })
+    }
+
+    const exited = yield* Deferred.make<Proc.ExitStatus>()
+    const ended = { stdout: yield* Deferred.make<void>(), stderr: yield* Deferred.make<void>() }
+    const bothEnded = Effect.all([Deferred.await(ended.stdout), Deferred.await(ended.stderr)], {
+      discard: true
+    })
+    let termination: ProcessTree.Termination | undefined
+
+    /** Stops the tree, then reads what is left in the pipes, then closes them. Idempotent. */
+    const shutdown = (child: Proc.Spawned) =>
+      Effect.gen(function* () {
+        if (termination !== undefined) return termination
+        const tree = { rootPid: child.pid, runId, rootStartTime: child.startTime }
+        const stopped = yield* ProcessTree.terminate(tree, { killGraceMs: budgets.bashKillGraceMs })
+        // the tree is gone: what is still in the pipes is bounded, read it even past a slow consumer
+        draining = true
+        child.resume()
+        yield* Effect.timeoutOption(bothEnded, Duration.millis(budgets.bashDrainGraceMs))
+        outputs.stdout.finish()
+        outputs.stderr.finish()
+        child.close()
+        termination = stopped
+        return stopped
+      }).pipe(Effect.uninterruptible)
+
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const shell = yield* Effect.acquireRelease(
+          Effect.async<Proc.Spawned, ToolError.ToolSpawnFailed>((resume) =>
+            Proc.spawnShell(
+              { command, cwd: workspace.root, cookie: { name: ProcessTree.cookieVariable, value: runId } },
+              {
+                onData: (stream, bytes) => outputs[stream].push(bytes),
+                onEnd: (stream) => Deferred.unsafeDone(ended[stream], Exit.void),
+                onExit: (status) => Deferred.unsafeDone(exited, Exit.succeed(status)),
+                onSpawn: (spawnedShell) => resume(Effect.succeed(spawnedShell)),
+                onSpawnError: (reason) =>
+                  resume(
+                    Effect.fail(
+                      new ToolError.ToolSpawnFailed({
+                        command: `${Proc.shell().file} -c`,
+                        reason: `${reason} (working directory ${workspace.root})`
+                      })
+                    )
+                  )
+              }
+            )
+          ),
+          // fiber interruption: stop the whole tree before the fiber ends
+          (spawnedShell) => shutdown(spawnedShell)
+        )
+        spawned = shell
+        options.gate?.onOpen(() => {
+          if (!draining) shell.resume()
+        })
+
+        const stopRequested = Effect.raceAll([
+          aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
+          Deferred.await(consumerFailed).pipe(
+            Effect.map((error) => ({ kind: "ConsumerFailed", error }) as const)
+          )
+        ])
+        const first = yield* Effect.raceAll([
+          Deferred.await(exited).pipe(Effect.as({ kind: "Exited" } as const)),
+          Effect.sleep(Duration.millis(Math.round(timeoutSeconds * 1000))).pipe(
+            Effect.as({ kind: "TimedOut" } as const)
+          ),
+          stopRequested
+        ])
+        // the deadline covers the main process; after its exit the pipes get the drain grace
+        const outcome =
+          first.kind === "Exited"
+            ? yield* Effect.raceAll([
+                Effect.timeoutOption(bothEnded, Duration.millis(budgets.bashDrainGraceMs)).pipe(
+                  Effect.as(first)
+                ),
+                stopRequested
+              ])
+            : first
+        const stopped = yield* shutdown(shell)
+        const status = Option.getOrUndefined(
+          yield* Effect.timeoutOption(Deferred.await(exited), Duration.millis(budgets.bashDrainGraceMs))
+        )
+        switch (outcome.kind) {
+          case "Exited":
+            return yield* finish({ kind: "Exited" }, status, stopped)
+          case "TimedOut": {
+            const partial = yield* finish({ kind: "TimedOut", timeoutSeconds }, status, stopped)
+            return yield* new ToolTimeout({ timeoutSeconds, killedPids: [...stopped.signalled], partial })
+          }
+          case "Aborted": {
+            const partial = yield* finish({ kind: "Aborted" }, status, stopped)
+            return yield* new ToolAborted({ killedPids: [...stopped.signalled], partial })
+          }
+          case "ConsumerFailed":
+            return yield* Effect.die(outcome.error)
+        }
+      })
+    )
+  })
+
+/**
+ * Runs a command. `input` is decoded here (bad input fails with `ToolInvalidInput` naming the
+ * field, before anything is spawned). Chunks go to `onChunk` while it runs; the result arrives
+ * after the main process exited, the pipes drained and any leftover of the tree was stopped.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const run = (
+  input: unknown,
+  options: RunOptions = {}
+): Effect.Effect<BashResult, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
+  execute(input, options).pipe(Effect.withSpan("Bash.run"))
+
+/**
+ * Chunk events buffered ahead of a slow `stream` consumer before the pipes are paused (the
+ * command then blocks on its next write). Each chunk is at most one pipe read (64KB), so this
+ * bounds the host's memory whatever the command writes.
+ */
+const STREAM_HIGH_WATER = 32
+/** Reading resumes once the consumer has taken the buffer down to this many events. */
+const STREAM_LOW_WATER = 8
+
+type Item =
+  | { readonly kind: "Event"; readonly event: BashEvent }
+  | { readonly kind: "Done"; readonly exit: Exit.Exit<BashResult, BashError> }
+
+/**
+ * Runs a command as an effect `Stream`: `Chunk` events in order, then one `Result`, then the end;
+ * a timeout or abort fails the stream with the typed error (carrying the partial result). When
+ * the consumer stops early, the tree is stopped before the stream's scope closes. A slow consumer
+ * pauses the pipes (backpressure) instead of growing a buffer.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stream = (
+  input: unknown,
+  options: RunOptions = {}
+): Stream.Stream<BashEvent, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const queue = yield* Effect.acquireRelease(Queue.unbounded<Item>(), Queue.shutdown)
+      const gate = Output.makeGate()
+      const size = () => Option.getOrElse(queue.unsafeSize(), () => 0)
+      const onChunk = (chunk: BashChunk) => {
+        options.onChunk?.(chunk)
+        queue.unsafeOffer({ kind: "Event", event: { _tag: "Chunk", chunk } })
+        if (size() >= STREAM_HIGH_WATER) gate.close()
+      }
+      yield* execute(input, { ...options, onChunk, gate }).pipe(
+        Effect.withSpan("Bash.stream"),
+        Effect.exit,
+        Effect.flatMap((exit) => Queue.offer(queue, { kind: "Done", exit })),
+        Effect.forkScoped
+      )
+      let done = false
+      const next: Effect.Effect<BashEvent, Option.Option<BashError>> = Effect.suspend(() =>
+        done
+          ? Effect.fail(Option.none())
+          : Queue.take(queue).pipe(
+              Effect.flatMap((item): Effect.Effect<BashEvent, Option.Option<BashError>> => {
+                if (item.kind === "Event") {
+                  if (size() <= STREAM_LOW_WATER) gate.open()
+                  return Effect.succeed(item.event)
+                }
+                done = true
+                return Exit.isSuccess(item.exit)
+                  ? Effect.succeed({ _tag: "Result", result: item.exit.value })
+                  : Effect.failCause(Cause.map(item.exit.cause, Option.some))
+              })
+            )
+      )
+      return Stream.repeatEffectOption(next)
+    })
+  )

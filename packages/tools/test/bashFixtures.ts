@@ -1,0 +1,206 @@
+/**
+ * Fixtures of the Bash and torture tests: real temp workspaces and data dirs, a real read-only
+ * directory, and an independent /proc scan for processes that carry a run's cookie.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Budgets } from "@toolcap/limits"
+import { Scratch } from "@toolcap/spill"
+import { Bash, Workspace } from "@toolcap/tools"
+
+export const tempDir = (prefix = "toolcap-bash-") =>
+  Effect.acquireRelease(
+    Effect.sync(() => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  )
+
+export type Env = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace
+
+export interface TestEnv {
+  readonly workspace: string
+  readonly dataDir: string
+  readonly layer: Layer.Layer<Env>
+}
+
+/**
+ * A real workspace and a real scratch in temp dirs (removed afterwards), with budget overrides.
+ * `dataDir` replaces the scratch's data dir (e.g. a read-only one).
+ */
+export const testEnv = (overrides: Partial<Record<Budgets.BudgetField, number>> = {}, dataDir?: string) =>
+  Effect.gen(function* () {
+    const workspace = yield* tempDir("toolcap-ws-")
+    const data = dataDir ?? (yield* tempDir("toolcap-data-"))
+    const budgets = Budgets.layerWith(overrides).pipe(Layer.orDie)
+    const layer = Layer.mergeAll(
+      budgets,
+      Workspace.layer({ root: workspace }).pipe(Layer.orDie),
+      Scratch.layer({ dataDir: data, sessionId: "test-session" }).pipe(
+        Layer.provide(Layer.mergeAll(NodeFileSystem.layer, budgets)),
+        Layer.orDie
+      )
+    )
+    return { workspace, dataDir: data, layer } satisfies TestEnv
+  })
+
+/** Grace periods short enough for a fast suite; the laws do not depend on their length. */
+export const fastGraces = { bashKillGraceMs: 300, bashDrainGraceMs: 200 } as const
+
+interface LiveProcess {
+  readonly pid: number
+  readonly state: string
+  readonly cmdline: string
+}
+
+const readLive = (pid: number): LiveProcess | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "?"
+    if (state === "Z" || state === "X") return undefined
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim()
+    return { pid, state, cmdline }
+  } catch {
+    return undefined
+  }
+}
+
+const allPids = (): Array<number> =>
+  fs
+    .readdirSync("/proc")
+    .map(Number)
+    .filter((pid) => Number.isInteger(pid) && pid > 0 && pid !== process.pid)
+
+/** Live (non-zombie) processes whose environment holds `TOOLCAP_RUN_ID=<value>` for a value accepted by `match`. */
+export const cookieCarriers = (match: (runId: string) => boolean): Array<LiveProcess> =>
+  allPids().flatMap((pid) => {
+    let environ: string
+    try {
+      environ = fs.readFileSync(`/proc/${pid}/environ`, "latin1")
+    } catch {
+      return []
+    }
+    const entry = environ.split("\0").find((e) => e.startsWith("TOOLCAP_RUN_ID="))
+    if (entry === undefined || !match(entry.slice("TOOLCAP_RUN_ID=".length))) return []
+    const live = readLive(pid)
+    return live === undefined ? [] : [live]
+  })
+
+/** Live processes carrying exactly this run's cookie. */
+export const carriersOf = (runId: string | undefined): Array<LiveProcess> => {
+  if (runId === undefined) throw new Error("no run id: the call has no result or partial result")
+  return cookieCarriers((value) => value === runId)
+}
+
+/**
+ * Run ids start with this worker's pid in base 36 (`<hostPid36>-<random>`), so this finds every
+ * process left by any call this test worker made.
+ */
+export const leftoversOfThisWorker = (): Array<LiveProcess> => {
+  const prefix = `${process.pid.toString(36)}-`
+  return cookieCarriers((runId) => runId.startsWith(prefix))
+}
+
+/** Live processes whose command line contains `needle` (e.g. a unique `sleep 101.37`). */
+export const processesNamed = (needle: string): Array<LiveProcess> =>
+  allPids().flatMap((pid) => {
+    const live = readLive(pid)
+    return live !== undefined && live.cmdline.includes(needle) ? [live] : []
+  })
+
+export interface Recorded {
+  readonly result: Either.Either<Bash.BashResult, Bash.BashError>
+  readonly chunks: ReadonlyArray<Bash.BashChunk>
+  /** Characters of chunk data per stream. */
+  readonly chars: { readonly stdout: number; readonly stderr: number }
+  /** Chunks delivered after the call returned (must stay 0). */
+  readonly lateChunks: () => number
+  /** The cookie value, from the result or the partial result of a timeout or abort. */
+  readonly runId: string | undefined
+}
+
+/**
+ * Runs the Bash tool, recording every chunk and any chunk delivered after the call returned.
+ * With `keepData: false` chunks are recorded with empty `data` (only `chars` counts it), for
+ * commands writing hundreds of MiB.
+ */
+export const runRecorded = (
+  input: unknown,
+  options: Omit<Bash.RunOptions, "onChunk"> & { readonly keepData?: boolean } = {}
+) =>
+  Effect.gen(function* () {
+    const chunks: Array<Bash.BashChunk> = []
+    const chars = { stdout: 0, stderr: 0 }
+    let returned = false
+    let late = 0
+    const { keepData = true, ...runOptions } = options
+    const result = yield* Bash.run(input, {
+      ...runOptions,
+      onChunk: (chunk) => {
+        if (returned) late++
+        chars[chunk.stream] += chunk.data.length
+        chunks.push(keepData ? chunk : { ...chunk, data: "" })
+      }
+    }).pipe(Effect.either)
+    returned = true
+    const runId = Either.match(result, {
+      onLeft: (error) => ("partial" in error ? error.partial.runId : undefined),
+      onRight: (r) => r.runId
+    })
+    return { result, chunks, chars, lateChunks: () => late, runId } satisfies Recorded
+  })
+
+/** Concatenated chunk data of one stream, checking seq runs 0, 1, 2, ... in delivery order. */
+export const streamText = (chunks: ReadonlyArray<Bash.BashChunk>, stream: "stdout" | "stderr"): string => {
+  const own = chunks.filter((c) => c.stream === stream)
+  own.forEach((c, i) => {
+    if (c.seq !== i) throw new Error(`${stream} chunk ${i} has seq ${c.seq}`)
+  })
+  return own.map((c) => c.data).join("")
+}
+
+const run = (cmd: string, args: Array<string>): boolean =>
+  spawnSync(cmd, args, { stdio: "ignore" }).status === 0
+
+const refusesWrites = (dir: string): boolean => {
+  try {
+    fs.writeFileSync(path.join(dir, ".probe"), "x")
+    fs.rmSync(path.join(dir, ".probe"))
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * A real directory that refuses writes, even for root (tests run as root in CI, and root ignores
+ * permission bits): `chmod 0500` when not root, else a read-only tmpfs mount, else `chattr +i`.
+ * Verified with a probe write; fails the test when no mechanism works.
+ */
+export const readOnlyDir = Effect.acquireRelease(
+  Effect.sync(() => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-ro-"))
+    if ((process.getuid?.() ?? 0) !== 0) {
+      fs.chmodSync(dir, 0o500)
+      if (refusesWrites(dir)) return { path: dir, mechanism: "chmod", undo: () => fs.chmodSync(dir, 0o700) }
+      fs.chmodSync(dir, 0o700)
+    }
+    if (run("mount", ["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", dir]) && refusesWrites(dir)) {
+      return { path: dir, mechanism: "tmpfs-ro", undo: () => void run("umount", [dir]) }
+    }
+    if (run("chattr", ["+i", dir]) && refusesWrites(dir)) {
+      return { path: dir, mechanism: "chattr+i", undo: () => void run("chattr", ["-i", dir]) }
+    }
+    fs.rmSync(dir, { recursive: true, force: true })
+    throw new Error("no mechanism made a read-only directory here (tried chmod, tmpfs ro mount, chattr +i)")
+  }),
+  (ro) =>
+    Effect.sync(() => {
+      ro.undo()
+      fs.rmSync(ro.path, { recursive: true, force: true })
+    })
+)

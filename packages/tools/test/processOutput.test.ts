@@ -1,0 +1,109 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Order from "effect/Order"
+import { Truncate, Utf8 } from "@toolcap/limits"
+import * as Output from "../src/internal/processOutput.js"
+
+/** A string and cut points splitting its UTF-8 bytes anywhere, also inside a sequence. */
+const splitText = FastCheck.string({ unit: "binary", maxLength: 80 }).chain((text) => {
+  const bytes = Utf8.encode(text)
+  return FastCheck.uniqueArray(FastCheck.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), {
+    maxLength: 12
+  }).map((cuts) => ({
+    text,
+    bytes,
+    cuts: Arr.sort(
+      cuts.filter((c) => c < bytes.length),
+      Order.number
+    )
+  }))
+})
+
+const pieces = (bytes: Uint8Array, cuts: ReadonlyArray<number>) =>
+  [0, ...cuts, bytes.length].slice(1).map((end, i, ends) => bytes.slice(i === 0 ? 0 : ends[i - 1], end))
+
+/** How many U+FFFD a text holds. */
+const replacements = (s: string) => s.split("\uFFFD").length - 1
+
+describe("one output stream", () => {
+  it.prop(
+    "chunks reassemble the text, never end inside a sequence, and count seq 0, 1, 2 ... without gaps",
+    [splitText, FastCheck.constantFrom<Array<"head" | "tail">>("head", "tail")],
+    ([{ text, bytes, cuts }, keep]) => {
+      const chunks: Array<Output.Chunk> = []
+      const output = Output.make({
+        callId: "c",
+        stream: keep === "head" ? "stdout" : "stderr",
+        keep,
+        captureMaxBytes: 16,
+        captureMaxLines: 3,
+        emit: (chunk) => chunks.push(chunk)
+      })
+      for (const piece of pieces(bytes, cuts)) output.push(piece)
+      output.finish()
+      output.push(Utf8.encode("after the end"))
+      assert.strictEqual(chunks.map((c) => c.data).join(""), Utf8.decode(bytes))
+      // the input is well-formed (lone surrogates were encoded as U+FFFD up front), so no chunk
+      // may hold a replacement character the input did not have
+      assert.strictEqual(
+        chunks.reduce((n, c) => n + replacements(c.data), 0),
+        replacements(Utf8.decode(bytes))
+      )
+      chunks.forEach((chunk, i) => {
+        assert.strictEqual(chunk.seq, i)
+        assert.isAbove(chunk.data.length, 0)
+      })
+      assert.strictEqual(output.lastSeq(), chunks.length === 0 ? null : chunks.length - 1)
+      assert.deepStrictEqual(output.capture(), Truncate.cutBytes(bytes, { keep, maxBytes: 16, maxLines: 3 }))
+      assert.isTrue(text.length === 0 || chunks.length > 0)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.effect("an incomplete sequence at the very end becomes one U+FFFD in a last chunk", () =>
+    Effect.sync(() => {
+      const chunks: Array<Output.Chunk> = []
+      const output = Output.make({
+        callId: "c",
+        stream: "stdout",
+        keep: "head",
+        captureMaxBytes: 16,
+        captureMaxLines: 3,
+        emit: (chunk) => chunks.push(chunk)
+      })
+      output.push(new Uint8Array([0x61, 0xe2, 0x82]))
+      assert.deepStrictEqual(
+        chunks.map((c) => c.data),
+        ["a"]
+      )
+      output.finish()
+      assert.deepStrictEqual(
+        chunks.map((c) => [c.seq, c.data]),
+        [
+          [0, "a"],
+          [1, "\uFFFD"]
+        ]
+      )
+    })
+  )
+})
+
+describe("the backpressure gate", () => {
+  it.effect("calls its listeners on every transition to open, only then", () =>
+    Effect.sync(() => {
+      const gate = Output.makeGate()
+      let opened = 0
+      gate.onOpen(() => opened++)
+      gate.open()
+      assert.strictEqual(opened, 0)
+      gate.close()
+      assert.isFalse(gate.isOpen())
+      gate.open()
+      gate.open()
+      assert.isTrue(gate.isOpen())
+      assert.strictEqual(opened, 1)
+    })
+  )
+})
