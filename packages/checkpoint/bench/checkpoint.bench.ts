@@ -8,7 +8,9 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { Checkpoint, CheckpointStore, TokenEstimator, type Transcript } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import * as Order from "effect/Order"
 import * as Layer from "effect/Layer"
 import { prng, words } from "../test/fixtures/generate.js"
 
@@ -24,7 +26,11 @@ const generate = (): Transcript.Transcript => {
   const batch = 6
   const history = MESSAGES - 1 - batch
   while (messages.length < history - 4) {
-    messages.push({ role: "user", id: `u${messages.length}`, text: words(random, 150 + Math.floor(random() * 500)) })
+    messages.push({
+      role: "user",
+      id: `u${messages.length}`,
+      text: words(random, 150 + Math.floor(random() * 500))
+    })
     const calls = 1 + Math.floor(random() * 3)
     const ids = Array.from({ length: calls }, () => `call-${call++}`)
     messages.push({
@@ -34,10 +40,16 @@ const generate = (): Transcript.Transcript => {
       toolCalls: ids.map((id) => ({ id, name: "Read", arguments: JSON.stringify({ path: `src/${id}.ts` }) }))
     })
     for (const id of ids) {
-      messages.push({ role: "tool", id: `r-${id}`, callId: id, text: words(random, 700 + Math.floor(random() * 1500)) })
+      messages.push({
+        role: "tool",
+        id: `r-${id}`,
+        callId: id,
+        text: words(random, 700 + Math.floor(random() * 1500))
+      })
     }
   }
-  while (messages.length < history) messages.push({ role: "user", id: `u${messages.length}`, text: words(random, 200) })
+  while (messages.length < history)
+    messages.push({ role: "user", id: `u${messages.length}`, text: words(random, 200) })
   const open = Array.from({ length: batch }, () => `call-${call++}`)
   messages.push({
     role: "assistant",
@@ -45,9 +57,12 @@ const generate = (): Transcript.Transcript => {
     text: "Running the suites.",
     toolCalls: open.map((id) => ({ id, name: "Bash", arguments: "{}" }))
   })
-  for (const id of open) messages.push({ role: "tool", id: `r-${id}`, callId: id, text: words(random, 30_000) })
+  for (const id of open)
+    messages.push({ role: "tool", id: `r-${id}`, callId: id, text: words(random, 30_000) })
   return { messages }
 }
+
+const median = (xs: ReadonlyArray<number>): number => Arr.sort(xs, Order.number)[Math.floor(xs.length / 2)]!
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-checkpoint-bench-"))
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
@@ -77,7 +92,6 @@ try {
     subjectTimes.push(done - t)
     buildTimes.push(done - parsed)
   }
-  const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const parse = median(parseTimes)
   const subject = median(subjectTimes)
   const ratio = subject / parse

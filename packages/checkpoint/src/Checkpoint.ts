@@ -15,7 +15,9 @@
  *
  * @since 0.1.0
  */
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import * as Order from "effect/Order"
 import * as Schema from "effect/Schema"
 import { Budgets } from "@toolcap/limits"
 import { CheckpointInvalid } from "./CheckpointError.js"
@@ -256,7 +258,7 @@ const openTurnIndex = (messages: ReadonlyArray<Transcript.Message>): number => {
 
 /** The largest cap with sum(min(size, cap)) <= budget, for sizes that together exceed it. */
 const waterLevel = (sizes: ReadonlyArray<number>, budget: number): number => {
-  const sorted = [...sizes].sort((a, b) => a - b)
+  const sorted = Arr.sort(sizes, Order.number)
   let below = 0
   for (let k = 0; k < sorted.length; k++) {
     const cap = Math.floor((budget - below) / (sorted.length - k))

@@ -182,7 +182,8 @@ const makeSqlite = (options: SqliteOptions) =>
         (error) =>
           new CheckpointStoreFailed({
             operation: "migrate",
-            detail: error._tag === "MigrationError" ? error.message : String(error.cause ?? error.message)
+            detail:
+              error instanceof Migrator.MigrationError ? error.message : String(error.cause ?? error.message)
           })
       )
     )

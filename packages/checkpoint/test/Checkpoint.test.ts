@@ -30,6 +30,31 @@ const textOf = (entry: Checkpoint.ContextEntry): string => entry.message.text
 
 const marker = Marker.checkpointMarker
 
+/** Builds and expects a CheckpointInvalid with this reason. */
+const expectInvalid = (input: unknown, reason: CheckpointError.InvalidReason, budgets = Budgets.defaults) => {
+  const result = build(input, budgets)
+  assert.isTrue(Either.isLeft(result), `expected ${reason}`)
+  const error = (result as Either.Left<CheckpointError.CheckpointInvalid, unknown>).left
+  assert.instanceOf(error, CheckpointError.CheckpointInvalid)
+  assert.strictEqual(error.code, "CHECKPOINT_INVALID")
+  assert.strictEqual(error.reason, reason)
+  assert.isAbove(error.message.length, 20)
+  return error
+}
+const userMessage = (id: string, text = "x") => ({ role: "user", id, text })
+const readCall = (id: string) => ({ id, name: "Read", arguments: "{}" })
+
+/** Builds a transcript that must succeed. */
+const ok = (transcript: Transcript.Transcript, budgets: Budgets.BudgetsValue) => {
+  const result = build(transcript, budgets)
+  if (Either.isLeft(result)) throw new Error(`unexpected ${result.left.message}`)
+  return result.right
+}
+
+/** Charges a marked text 3 tokens more than its parts: every first cut misses and is cut again. */
+const lumpy = (text: string) =>
+  text.length === 0 ? 0 : Math.ceil(text.length / 3) + (text.includes(marker) ? 3 : 0)
+
 describe("Checkpoint.build", () => {
   it.effect("DECISIONS §7 worked example: U1 5,000 / U2 12,000 / U3 6,000 tokens, budget 20,000", () =>
     Effect.gen(function* () {
@@ -258,40 +283,34 @@ describe("Checkpoint.build", () => {
   )
 
   describe("bad input: a typed error or a documented repair, never a crash", () => {
-    const expectInvalid = (
-      input: unknown,
-      reason: CheckpointError.InvalidReason,
-      budgets = Budgets.defaults
-    ) => {
-      const result = build(input, budgets)
-      assert.isTrue(Either.isLeft(result), `expected ${reason}`)
-      const error = (result as Either.Left<CheckpointError.CheckpointInvalid, unknown>).left
-      assert.strictEqual(error._tag, "CheckpointInvalid")
-      assert.strictEqual(error.code, "CHECKPOINT_INVALID")
-      assert.strictEqual(error.reason, reason)
-      assert.isAbove(error.message.length, 20)
-      return error
-    }
-    const user = (id: string, text = "x") => ({ role: "user", id, text })
-    const call = (id: string) => ({ id, name: "Read", arguments: "{}" })
-
     it("unknown role", () => {
       const error = expectInvalid(
-        { messages: [user("u"), { role: "system", id: "s", text: "x" }] },
+        { messages: [userMessage("u"), { role: "system", id: "s", text: "x" }] },
         "unknown-role"
       )
       assert.strictEqual(error.messageId, "s")
-      expectInvalid({ messages: [{ id: "n", text: "no role" }] }, "unknown-role")
+      assert.strictEqual(
+        expectInvalid({ messages: [{ id: "n", text: "no role" }] }, "unknown-role").messageId,
+        "n"
+      )
+      // a message without an id is named by its position
+      assert.strictEqual(
+        expectInvalid({ messages: [userMessage("u"), { role: 7 }] }, "unknown-role").messageId,
+        "#1"
+      )
     })
     it("not a transcript, or a malformed message", () => {
-      expectInvalid(null, "schema")
-      expectInvalid([user("u")], "schema")
-      expectInvalid({ messages: [{ role: "user", id: "u", text: 42 }] }, "schema")
-      expectInvalid({ messages: [{ role: "assistant", id: "a", text: "" }] }, "schema")
+      const inputs = [
+        null,
+        [userMessage("u")],
+        { messages: [{ role: "user", id: "u", text: 42 }] },
+        { messages: [{ role: "assistant", id: "a", text: "" }] }
+      ]
+      for (const input of inputs) assert.strictEqual(expectInvalid(input, "schema").reason, "schema")
     })
     it("a tool result without its call", () => {
       const error = expectInvalid(
-        { messages: [user("u"), { role: "tool", id: "r", callId: "nobody", text: "x" }] },
+        { messages: [userMessage("u"), { role: "tool", id: "r", callId: "nobody", text: "x" }] },
         "orphan-result"
       )
       assert.strictEqual(error.messageId, "r")
@@ -300,7 +319,7 @@ describe("Checkpoint.build", () => {
         {
           messages: [
             { role: "tool", id: "r", callId: "c", text: "x" },
-            { role: "assistant", id: "a", text: "", toolCalls: [call("c")] }
+            { role: "assistant", id: "a", text: "", toolCalls: [readCall("c")] }
           ]
         },
         "orphan-result"
@@ -310,8 +329,8 @@ describe("Checkpoint.build", () => {
       expectInvalid(
         {
           messages: [
-            { role: "assistant", id: "a1", text: "", toolCalls: [call("c")] },
-            { role: "assistant", id: "a2", text: "", toolCalls: [call("c")] }
+            { role: "assistant", id: "a1", text: "", toolCalls: [readCall("c")] },
+            { role: "assistant", id: "a2", text: "", toolCalls: [readCall("c")] }
           ]
         },
         "duplicate-call-id"
@@ -319,27 +338,32 @@ describe("Checkpoint.build", () => {
       expectInvalid(
         {
           messages: [
-            { role: "assistant", id: "a", text: "", toolCalls: [call("c")] },
+            { role: "assistant", id: "a", text: "", toolCalls: [readCall("c")] },
             { role: "tool", id: "r1", callId: "c", text: "1" },
             { role: "tool", id: "r2", callId: "c", text: "2" }
           ]
         },
         "duplicate-result"
       )
-      expectInvalid({ messages: [user("u"), user("u")] }, "duplicate-message-id")
-      expectInvalid({ messages: [user(Checkpoint.summaryId)] }, "reserved-id")
+      const duplicate = expectInvalid(
+        { messages: [userMessage("u"), userMessage("u")] },
+        "duplicate-message-id"
+      )
+      assert.strictEqual(duplicate.messageId, "u")
+      const reserved = expectInvalid({ messages: [userMessage(Checkpoint.summaryId)] }, "reserved-id")
+      assert.strictEqual(reserved.messageId, Checkpoint.summaryId)
     })
     it("a budget of 0 (or a share outside (0, 1)) given around the Budgets validation", () => {
       const zero = { ...Budgets.defaults, checkpointRetentionTokens: 0 } as Budgets.BudgetsValue
       assert.include(
-        expectInvalid({ messages: [user("u")] }, "budget", zero).detail,
+        expectInvalid({ messages: [userMessage("u")] }, "budget", zero).detail,
         "TOOLCAP_CHECKPOINT_RETENTION_TOKENS"
       )
-      expectInvalid({ messages: [user("u")] }, "budget", {
+      expectInvalid({ messages: [userMessage("u")] }, "budget", {
         ...Budgets.defaults,
         checkpointBatchTokens: 0
       } as Budgets.BudgetsValue)
-      expectInvalid({ messages: [user("u")] }, "budget", {
+      expectInvalid({ messages: [userMessage("u")] }, "budget", {
         ...Budgets.defaults,
         checkpointHeadShare: 1
       } as Budgets.BudgetsValue)
@@ -365,7 +389,11 @@ describe("Checkpoint.build", () => {
     })
     it("lone surrogates are repaired to U+FFFD in the context (recorded), the transcript keeps them", () => {
       const transcript = {
-        messages: [user("u1", "ok \ud83d tail"), user("u2", "fine"), user("u3", "\udc00 lead")]
+        messages: [
+          userMessage("u1", "ok \ud83d tail"),
+          userMessage("u2", "fine"),
+          userMessage("u3", "\udc00 lead")
+        ]
       }
       const snapshot = JSON.stringify(transcript)
       const result = build(transcript, Budgets.defaults)
@@ -383,11 +411,6 @@ describe("Checkpoint.build", () => {
   describe("laws", () => {
     const runs = { fastCheck: { numRuns: 300 } }
     const budgetsAndTranscript = { transcript: arbTranscript, budgets: arbBudgets }
-    const ok = (transcript: Transcript.Transcript, budgets: Budgets.BudgetsValue) => {
-      const result = build(transcript, budgets)
-      if (Either.isLeft(result)) throw new Error(`unexpected ${result.left.message}`)
-      return result.right
-    }
     const estimate = TokenEstimator.estimate
 
     it.prop(
@@ -538,9 +561,6 @@ describe("Checkpoint.build", () => {
       "any estimator keeps the budgets (re-estimate and cut again), here a non-additive one",
       { transcript: arbTranscript, budgets: arbBudgets },
       ({ budgets, transcript }) => {
-        // charges a whole text 3 tokens more than its parts: every first cut misses and is cut again
-        const lumpy = (text: string) =>
-          text.length === 0 ? 0 : Math.ceil(text.length / 3) + (text.includes(marker) ? 3 : 0)
         const result = build(transcript, budgets, lumpy)
         if (Either.isLeft(result)) {
           assert.strictEqual(result.left.reason, "budget")
@@ -566,13 +586,14 @@ describe("Checkpoint.build", () => {
     )
   })
 
-  it("an arbitrary JSON value never crashes the builder", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        const result = build({ messages: Array.isArray(value) ? value : [value] }, Budgets.defaults)
-        if (Either.isLeft(result)) assert.strictEqual(result.left._tag, "CheckpointInvalid")
-      }),
-      { numRuns: 300 }
-    )
-  })
+  it.prop(
+    "an arbitrary JSON value never crashes the builder",
+    { value: fc.jsonValue() },
+    ({ value }) => {
+      const result = build({ messages: Array.isArray(value) ? value : [value] }, Budgets.defaults)
+      if (Either.isLeft(result)) assert.instanceOf(result.left, CheckpointError.CheckpointInvalid)
+      else assert.isArray(result.right.context)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 })

@@ -4,7 +4,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Checkpoint, CheckpointStore, TokenEstimator, type Transcript } from "@toolcap/checkpoint"
+import {
+  Checkpoint,
+  CheckpointError,
+  CheckpointStore,
+  TokenEstimator,
+  type Transcript
+} from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -31,90 +37,92 @@ const buildWith = (transcript: unknown, options: Checkpoint.BuildOptions = {}) =
 
 /** The same laws for both stores. */
 const storeLaws = (
-  name: string,
   makeLayer: Effect.Effect<Layer.Layer<CheckpointStore.CheckpointStore, unknown>, never, Scope.Scope>
-) =>
-  describe(name, () => {
-    const withStore = <A, E>(f: (store: CheckpointStore.CheckpointStoreValue) => Effect.Effect<A, E>) =>
+) => {
+  const withStore = <A, E>(f: (store: CheckpointStore.CheckpointStoreValue) => Effect.Effect<A, E>) =>
+    Effect.gen(function* () {
+      const layer = yield* makeLayer
+      return yield* Effect.flatMap(CheckpointStore.CheckpointStore, f).pipe(Effect.provide(layer))
+    })
+
+  it.scoped("a saved checkpoint reads back exactly as built, with its transcript", () =>
+    withStore((store) =>
       Effect.gen(function* () {
-        const layer = yield* makeLayer
-        return yield* Effect.flatMap(CheckpointStore.CheckpointStore, f).pipe(Effect.provide(layer))
+        const transcript = transcriptOf(1)
+        const checkpoint = yield* buildWith(transcript, { summary: "what happened so far" })
+        const saved = yield* store.save("session-1", transcript, checkpoint)
+        const latest = yield* store.latest("session-1")
+        assert.isTrue(Option.isSome(latest))
+        assert.deepStrictEqual(Option.getOrThrow(latest), saved)
+        assert.deepStrictEqual(Option.getOrThrow(latest).checkpoint, checkpoint)
+        assert.strictEqual(JSON.stringify(Option.getOrThrow(latest).checkpoint), JSON.stringify(checkpoint))
+        assert.deepStrictEqual(yield* store.get(saved.checkpointId), latest)
+        assert.deepStrictEqual(yield* store.transcript("session-1"), transcript)
+        assert.deepStrictEqual(yield* store.latest("other"), Option.none())
+        assert.deepStrictEqual(yield* store.transcript("other"), { messages: [] })
       })
-
-    it.scoped("a saved checkpoint reads back exactly as built, with its transcript", () =>
-      withStore((store) =>
-        Effect.gen(function* () {
-          const transcript = transcriptOf(1)
-          const checkpoint = yield* buildWith(transcript, { summary: "what happened so far" })
-          const saved = yield* store.save("session-1", transcript, checkpoint)
-          const latest = yield* store.latest("session-1")
-          assert.isTrue(Option.isSome(latest))
-          assert.deepStrictEqual(Option.getOrThrow(latest), saved)
-          assert.deepStrictEqual(Option.getOrThrow(latest).checkpoint, checkpoint)
-          assert.strictEqual(JSON.stringify(Option.getOrThrow(latest).checkpoint), JSON.stringify(checkpoint))
-          assert.deepStrictEqual(yield* store.get(saved.checkpointId), latest)
-          assert.deepStrictEqual(yield* store.transcript("session-1"), transcript)
-          assert.deepStrictEqual(yield* store.latest("other"), Option.none())
-          assert.deepStrictEqual(yield* store.transcript("other"), { messages: [] })
-        })
-      )
     )
-
-    it.scoped("transcripts are append-only: later saves extend them, a rewrite is a CheckpointConflict", () =>
-      withStore((store) =>
-        Effect.gen(function* () {
-          const full = transcriptOf(2)
-          const first: Transcript.Transcript = { messages: full.messages.slice(0, 5) }
-          const one = yield* store.save("s", first, yield* buildWith(first))
-          const two = yield* store.save("s", full, yield* buildWith(full))
-          assert.isAbove(two.checkpointId, one.checkpointId)
-          assert.deepStrictEqual(yield* store.list("s"), [one.checkpointId, two.checkpointId])
-          assert.deepStrictEqual(yield* store.transcript("s"), full)
-          // the older checkpoint still reads back as it was
-          assert.deepStrictEqual(Option.getOrThrow(yield* store.get(one.checkpointId)), one)
-
-          const rewritten: Transcript.Transcript = {
-            messages: full.messages.map((m, k) =>
-              k === 3 && m.role === "user" ? { ...m, text: "edited" } : m
-            )
-          }
-          const conflict = yield* Effect.flip(store.save("s", rewritten, yield* buildWith(rewritten)))
-          assert.strictEqual(conflict._tag, "CheckpointConflict")
-          assert.strictEqual((conflict as { code: string }).code, "CHECKPOINT_TRANSCRIPT_CONFLICT")
-          assert.deepStrictEqual(yield* store.transcript("s"), full)
-          assert.deepStrictEqual(yield* store.list("s"), [one.checkpointId, two.checkpointId])
-        })
-      )
-    )
-
-    it.scoped("bad input: session ids, a checkpoint of another transcript, a non-transcript", () =>
-      withStore((store) =>
-        Effect.gen(function* () {
-          const transcript = transcriptOf(3)
-          const checkpoint = yield* buildWith(transcript)
-          for (const bad of ["", ".", "..", "a/b", "x".repeat(129)]) {
-            const error = yield* Effect.flip(store.save(bad, transcript, checkpoint))
-            assert.strictEqual(error._tag === "CheckpointInvalid" && error.reason, "session-id")
-            assert.strictEqual((yield* Effect.flip(store.latest(bad)))._tag, "CheckpointInvalid")
-          }
-          const other = transcriptOf(4, "o-")
-          const mismatch = yield* Effect.flip(store.save("s", other, checkpoint))
-          assert.strictEqual(mismatch._tag === "CheckpointInvalid" && mismatch.reason, "mismatch")
-          const notTranscript = yield* Effect.flip(store.save("s", 42, checkpoint))
-          assert.strictEqual(notTranscript._tag, "CheckpointInvalid")
-          assert.deepStrictEqual(yield* store.list("s"), [])
-        })
-      )
-    )
-  })
-
-storeLaws("CheckpointStore.layerMemory", Effect.succeed(CheckpointStore.layerMemory))
-storeLaws(
-  "CheckpointStore.layerSqlite",
-  Effect.map(tempDir, (dir) =>
-    CheckpointStore.layerSqlite({ filename: path.join(dir, "nested", "store.sqlite") })
   )
-)
+
+  it.scoped("transcripts are append-only: later saves extend them, a rewrite is a CheckpointConflict", () =>
+    withStore((store) =>
+      Effect.gen(function* () {
+        const full = transcriptOf(2)
+        const first: Transcript.Transcript = { messages: full.messages.slice(0, 5) }
+        const one = yield* store.save("s", first, yield* buildWith(first))
+        const two = yield* store.save("s", full, yield* buildWith(full))
+        assert.isAbove(two.checkpointId, one.checkpointId)
+        assert.deepStrictEqual(yield* store.list("s"), [one.checkpointId, two.checkpointId])
+        assert.deepStrictEqual(yield* store.transcript("s"), full)
+        // the older checkpoint still reads back as it was
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.get(one.checkpointId)), one)
+
+        const rewritten: Transcript.Transcript = {
+          messages: full.messages.map((m, k) => (k === 3 && m.role === "user" ? { ...m, text: "edited" } : m))
+        }
+        const conflict = yield* Effect.flip(store.save("s", rewritten, yield* buildWith(rewritten)))
+        assert.instanceOf(conflict, CheckpointError.CheckpointConflict)
+        assert.strictEqual((conflict as { code: string }).code, "CHECKPOINT_TRANSCRIPT_CONFLICT")
+        assert.deepStrictEqual(yield* store.transcript("s"), full)
+        assert.deepStrictEqual(yield* store.list("s"), [one.checkpointId, two.checkpointId])
+      })
+    )
+  )
+
+  it.scoped("bad input: session ids, a checkpoint of another transcript, a non-transcript", () =>
+    withStore((store) =>
+      Effect.gen(function* () {
+        const transcript = transcriptOf(3)
+        const checkpoint = yield* buildWith(transcript)
+        for (const bad of ["", ".", "..", "a/b", "x".repeat(129)]) {
+          const error = yield* Effect.flip(store.save(bad, transcript, checkpoint))
+          assert.strictEqual(error instanceof CheckpointError.CheckpointInvalid && error.reason, "session-id")
+          assert.instanceOf(yield* Effect.flip(store.latest(bad)), CheckpointError.CheckpointInvalid)
+        }
+        const other = transcriptOf(4, "o-")
+        const mismatch = yield* Effect.flip(store.save("s", other, checkpoint))
+        assert.strictEqual(
+          mismatch instanceof CheckpointError.CheckpointInvalid && mismatch.reason,
+          "mismatch"
+        )
+        const notTranscript = yield* Effect.flip(store.save("s", 42, checkpoint))
+        assert.instanceOf(notTranscript, CheckpointError.CheckpointInvalid)
+        assert.deepStrictEqual(yield* store.list("s"), [])
+      })
+    )
+  )
+}
+
+describe("CheckpointStore.layerMemory", () => {
+  storeLaws(Effect.succeed(CheckpointStore.layerMemory))
+})
+describe("CheckpointStore.layerSqlite", () => {
+  storeLaws(
+    Effect.map(tempDir, (dir) =>
+      CheckpointStore.layerSqlite({ filename: path.join(dir, "nested", "store.sqlite") })
+    )
+  )
+})
 
 describe("CheckpointStore.layerSqlite schema", () => {
   it.scoped(
@@ -169,7 +177,7 @@ describe("CheckpointStore.layerSqlite schema", () => {
       const error = yield* Effect.flip(
         Effect.provide(CheckpointStore.CheckpointStore, CheckpointStore.layerSqlite({ filename }))
       )
-      assert.strictEqual(error._tag, "CheckpointStoreFailed")
+      assert.instanceOf(error, CheckpointError.CheckpointStoreFailed)
       assert.strictEqual(error.code, "CHECKPOINT_STORE_FAILED")
       const blocked = path.join(dir, "file-not-dir")
       fs.writeFileSync(blocked, "")
@@ -179,7 +187,7 @@ describe("CheckpointStore.layerSqlite schema", () => {
           CheckpointStore.layerSqlite({ filename: path.join(blocked, "x.sqlite") })
         )
       )
-      assert.strictEqual(noDir._tag, "CheckpointStoreFailed")
+      assert.instanceOf(noDir, CheckpointError.CheckpointStoreFailed)
     })
   )
 })

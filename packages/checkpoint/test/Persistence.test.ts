@@ -9,7 +9,7 @@ import { Checkpoint, CheckpointStore, TokenEstimator, type Transcript } from "@t
 import { Budgets, Marker } from "@toolcap/limits"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, Option } from "effect"
+import { Array as Arr, Effect, Layer, Option, Order } from "effect"
 import { type Child, spawnChild, uncommittedWalFrames } from "./fixtures/process.js"
 import { crashTranscript, restartTranscript } from "./fixtures/scenarios.js"
 
@@ -58,8 +58,14 @@ describe("persistence", () => {
         assert.isAbove(batch.originalTokens, 5 * Budgets.defaults.checkpointBatchTokens)
         const turn = original.messages.find((m) => m.id === batch.assistantId) as Transcript.AssistantMessage
         assert.deepStrictEqual(
-          tail.map((entry) => (entry.message as Transcript.ToolResultMessage).callId).sort(),
-          turn.toolCalls.map((call) => call.id).sort()
+          Arr.sort(
+            tail.map((entry) => (entry.message as Transcript.ToolResultMessage).callId),
+            Order.string
+          ),
+          Arr.sort(
+            turn.toolCalls.map((call) => call.id),
+            Order.string
+          )
         )
         const cut = tail.filter((entry) => entry.origin === "result-cut")
         assert.isAtLeast(cut.length, 2)

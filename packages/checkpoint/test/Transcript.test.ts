@@ -17,6 +17,11 @@ const reasonOf = (effect: Effect.Effect<unknown, { readonly reason: string }>) =
   return (result as Either.Left<{ readonly reason: string }, unknown>).left.reason
 }
 
+const calls = (t: Transcript.Transcript) =>
+  t.messages.flatMap((m) => (m.role === "assistant" ? m.toolCalls.map((c) => c.id) : []))
+const results = (t: Transcript.Transcript) =>
+  t.messages.flatMap((m) => (m.role === "tool" ? [`${m.callId}:${m.text}`] : []))
+
 const anthropic = [
   { role: "user", content: "Find the failing test." },
   {
@@ -156,10 +161,6 @@ describe("Transcript", () => {
         const shape = to(transcript)
         const again = right(from(shape))
         assert.deepStrictEqual(to(again), shape)
-        const calls = (t: Transcript.Transcript) =>
-          t.messages.flatMap((m) => (m.role === "assistant" ? m.toolCalls.map((c) => c.id) : []))
-        const results = (t: Transcript.Transcript) =>
-          t.messages.flatMap((m) => (m.role === "tool" ? [`${m.callId}:${m.text}`] : []))
         assert.deepStrictEqual(calls(again), calls(transcript))
         assert.deepStrictEqual(results(again), results(transcript))
         assert.strictEqual(

@@ -55,18 +55,24 @@ const digestOf = (body: string): string => createHash("sha256").update(body).dig
 const encodeCheckpoint = Schema.encodeSync(Checkpoint.Checkpoint)
 const decodeCheckpoint = Schema.decodeUnknownEither(Checkpoint.Checkpoint)
 
+const mismatch = (detail: string, messageId?: string) =>
+  Effect.fail(
+    new CheckpointInvalid(
+      messageId === undefined ? { reason: "mismatch", detail } : { reason: "mismatch", detail, messageId }
+    )
+  )
+
+const malformed = (checkpointId: number, detail: string) =>
+  Effect.fail(
+    new CheckpointStoreFailed({ operation: "read", detail: `checkpoint ${checkpointId} ${detail}` })
+  )
+
 /** Rows for a checkpoint of a transcript, after checking that the two belong together. */
 export const prepare = (
   transcript: Transcript.Transcript,
   checkpoint: Checkpoint.Checkpoint
 ): Effect.Effect<Prepared, CheckpointInvalid> =>
   Effect.suspend(() => {
-    const mismatch = (detail: string, messageId?: string) =>
-      Effect.fail(
-        new CheckpointInvalid(
-          messageId === undefined ? { reason: "mismatch", detail } : { reason: "mismatch", detail, messageId }
-        )
-      )
     if (checkpoint.transcriptLength !== transcript.messages.length) {
       return mismatch(
         `the checkpoint was built from ${checkpoint.transcriptLength} messages but the transcript has ${transcript.messages.length}; save it with the transcript it was built from`
@@ -139,24 +145,24 @@ export const reconstruct = (
   entries: ReadonlyArray<StoredEntry>
 ): Effect.Effect<Checkpoint.Checkpoint, CheckpointStoreFailed> =>
   Effect.suspend(() => {
-    const malformed = (detail: string) =>
-      Effect.fail(
-        new CheckpointStoreFailed({ operation: "read", detail: `checkpoint ${checkpointId} ${detail}` })
-      )
     let figures: Record<string, unknown>
     const context: Array<unknown> = []
     try {
       figures = JSON.parse(report) as Record<string, unknown>
       for (const entry of entries) {
         const body = entry.body ?? entry.original
-        if (body === null) return malformed("references a transcript message the store does not hold")
+        if (body === null)
+          return malformed(checkpointId, "references a transcript message the store does not hold")
         context.push({ origin: entry.origin, message: JSON.parse(body) as unknown, tokens: entry.tokens })
       }
     } catch (cause) {
-      return malformed(`holds malformed JSON (${cause instanceof Error ? cause.message : String(cause)})`)
+      return malformed(
+        checkpointId,
+        `holds malformed JSON (${cause instanceof Error ? cause.message : String(cause)})`
+      )
     }
     const decoded = decodeCheckpoint({ context, ...figures })
     return Either.isLeft(decoded)
-      ? malformed(`does not decode: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+      ? malformed(checkpointId, `does not decode: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
       : Effect.succeed(decoded.right)
   })
