@@ -89,6 +89,12 @@ export const BudgetsFields = {
   readWindowLines: lines(2000),
   /** Default Grep match cap (headLimit). */
   grepHeadLimit: entries(200),
+  /**
+   * Longest Grep pattern, in UTF-8 bytes; longer ones are refused as invalid input. ripgrep's time
+   * grows with pattern length times line length on repetitive text (a 100KB periodic literal
+   * against a line containing it runs for minutes), and no real search needs a pattern this long.
+   */
+  grepMaxPatternBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
   /** Default Glob entry cap (limit). */
   globLimit: entries(100),
   /** Largest Glob entry cap a caller may ask for; larger requests are clamped. */
