@@ -14,6 +14,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -55,6 +56,21 @@ const approveOption = Options.directory("approve").pipe(
   Options.repeated
 )
 
+/**
+ * Default age before `sweep` (and `mcp` at startup) removes a dead session's scratch directory:
+ * a day, so spill files of a `toolcap call` session stay readable for the rest of the agent's
+ * work, while crashed sessions do not pile up. Only directories whose owner process is gone are
+ * ever removed, whatever the age.
+ */
+const defaultStaleAfterSeconds = 24 * 60 * 60
+
+const staleAfterOption = Options.integer("stale-after").pipe(
+  Options.withDescription(
+    "Seconds without change after which a dead session's scratch directory is removed."
+  ),
+  Options.withDefault(defaultStaleAfterSeconds)
+)
+
 /** The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. */
 const budgetsLayer = Budgets.layerConfig.pipe(Layer.mapError(usage))
 
@@ -84,7 +100,8 @@ const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
 const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, stream: boolean) =>
   Effect.gen(function* () {
     const settled = Outcome.fromExit(tool, exit)
-    if (Either.isLeft(settled)) return yield* Effect.failCause(settled.left)
+    // A defect is a bug, not a tool error: it is reported on stderr and exits 1.
+    if (Either.isLeft(settled)) return yield* Effect.die(Cause.squash(settled.left))
     const outcome = settled.right
     if (stream) {
       yield* printLine(
@@ -155,10 +172,13 @@ const mcp = Command.make(
       ),
       Options.optional
     ),
-    approve: approveOption
+    approve: approveOption,
+    staleAfter: staleAfterOption
   },
   (args) =>
     Effect.gen(function* () {
+      if (args.staleAfter < 0)
+        return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
       const budgets = yield* Budgets.Budgets
       const config = yield* hostConfig({
         ...args,
@@ -166,7 +186,12 @@ const mcp = Command.make(
       })
       const server = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => Mcp.serveStdio({ ...config, budgets: { ...budgets } }),
+          try: () =>
+            Mcp.serveStdio({
+              ...config,
+              budgets: { ...budgets },
+              sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
+            }),
           catch: (error) => usage(error instanceof Error ? error : { message: String(error) })
         }),
         (running) => Effect.promise(() => running.close())
@@ -270,20 +295,11 @@ const session = Command.make("session").pipe(
   Command.withSubcommands([sessionEnd])
 )
 
-/**
- * A day: long enough that a session merely idle overnight... is still swept only once its owner
- * process is gone, short enough that crashed sessions do not pile up for weeks.
- */
-const defaultStaleAfterSeconds = 24 * 60 * 60
-
 const sweep = Command.make(
   "sweep",
   {
     dataDir: dataDirOption,
-    staleAfter: Options.integer("stale-after").pipe(
-      Options.withDescription("Seconds without change after which an orphaned session directory is removed."),
-      Options.withDefault(defaultStaleAfterSeconds)
-    )
+    staleAfter: staleAfterOption
   },
   (args) =>
     Effect.gen(function* () {

@@ -7,8 +7,10 @@
  * @since 0.1.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -19,7 +21,7 @@ import * as path from "node:path"
 import { Outcome, ToolHost } from "@toolcap/adapters"
 import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
-import type { Bash } from "@toolcap/tools"
+import type { Bash, Glob, Grep, Read } from "@toolcap/tools"
 import * as Data from "./internal/demoData.js"
 import {
   bold,
@@ -43,24 +45,38 @@ export interface DemoOptions {
   readonly keep?: boolean | undefined
 }
 
-type Json = Record<string, any>
-
 /** One call through the host, answered as the wire outcome every adapter returns. */
-const callTool = (
+const callTool = <A>(
   host: ToolHost.ToolHostService,
   tool: string,
   input: unknown,
   onChunk?: (chunk: Bash.BashChunk) => void
-): Effect.Effect<Outcome.Outcome> =>
-  Effect.flatMap(Effect.exit(host.call(tool, input, { onChunk })), (exit) => {
-    const settled = Outcome.fromExit(tool, exit)
-    return settled._tag === "Right"
-      ? Effect.succeed(settled.outcome)
-      : Effect.failCause(settled.cause).pipe(Effect.orDie)
-  })
+): Effect.Effect<Outcome.Outcome<A>> =>
+  Effect.flatMap(Effect.exit(host.call(tool, input, { onChunk })), (exit) =>
+    Either.match(Outcome.fromExit(tool, exit), {
+      onLeft: (cause) => Effect.die(Cause.squash(cause)),
+      onRight: (outcome) => Effect.succeed(outcome as Outcome.Outcome<A>)
+    })
+  )
 
-const result = (outcome: Outcome.Outcome): Json => (outcome.ok ? (outcome.result as Json) : {})
-const failure = (outcome: Outcome.Outcome): Json => (outcome.ok ? {} : (outcome.error as Json))
+const bash = (host: ToolHost.ToolHostService, input: unknown, onChunk?: (chunk: Bash.BashChunk) => void) =>
+  callTool<Bash.BashResult>(host, "Bash", input, onChunk)
+const read = (host: ToolHost.ToolHostService, input: unknown) =>
+  callTool<Read.ReadResult>(host, "Read", input)
+const glob = (host: ToolHost.ToolHostService, input: unknown) =>
+  callTool<Glob.GlobResult>(host, "Glob", input)
+const grep = (host: ToolHost.ToolHostService, input: unknown) =>
+  callTool<Grep.GrepResult>(host, "Grep", input)
+
+/** The result of an outcome the tour expects to succeed; a failure is a bug of the tour itself. */
+const expectOk = <A>(outcome: Outcome.Outcome<A>): Effect.Effect<A> =>
+  outcome.ok
+    ? Effect.succeed(outcome.result)
+    : Effect.dieMessage(`${outcome.error.code}: ${outcome.error.message}`)
+
+/** The error of an outcome the tour expects to fail. */
+const expectError = <A>(outcome: Outcome.Outcome<A>): Effect.Effect<Outcome.WireError> =>
+  outcome.ok ? Effect.dieMessage("expected a tool error, the call succeeded") : Effect.succeed(outcome.error)
 
 const check = (ok: boolean, text: string) => line(`    ${ok ? green("✓") : yellow("✗")} ${text}`)
 
@@ -116,7 +132,6 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
       Scope.extend(hostScope),
       Effect.orDie
     )
-    let stdoutSpill: string | undefined
 
     const steps: ReadonlyArray<Step> = [
       {
@@ -125,46 +140,42 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
         run: Effect.gen(function* () {
           const command = "seq 1 300000"
           yield* detail(cyan(`$ ${command}`) + dim("   (about 2 MB of output)"))
-          const outcome = yield* withProgress("starting", (progress) => {
+          const r = yield* withProgress("starting", (progress) => {
             let chunks = 0
             let bytes = 0
-            return callTool(host, "Bash", { command }, (chunk) => {
+            return bash(host, { command }, (chunk) => {
               chunks += 1
               bytes += Buffer.byteLength(chunk.data)
               progress.status = `streaming: ${chunks} chunks, ${kb(bytes)} (stdout seq ${chunk.seq})`
             })
-          })
-          const r = result(outcome)
-          const stdout: string = r.stdout ?? ""
-          const lines = stdout.split("\n")
-          stdoutSpill = r.spill?.stdout
+          }).pipe(Effect.flatMap(expectOk))
+          const lines = r.stdout.split("\n")
+          const spill = r.spill.stdout
           yield* detail(
             `exit code ${r.exitCode}; stdout starts ${excerpt(lines.slice(0, 3).join("\n") + "\n")}`
           )
-          yield* detail(`marker: ${yellow(lines.filter((l) => l.startsWith("[truncated:")).join(""))}`)
-          const cut = r.truncation?.stdout ?? {}
+          yield* detail(`marker: ${yellow(lines.find((l) => l.startsWith("[truncated:")) ?? "(none)")}`)
+          const cut = r.truncation.stdout
           yield* check(
-            r.truncated === true &&
-              cut.keptLines === budgets.shellStdoutMaxLines &&
-              cut.totalLines === 300000,
-            `truncated: true, kept the first ${cut.keptLines} of ${cut.totalLines} lines`
+            r.truncated && cut?.keptLines === budgets.shellStdoutMaxLines && cut.totalLines === 300000,
+            `truncated: true, kept the first ${cut?.keptLines} of ${cut?.totalLines} lines`
           )
-          const spillBytes =
-            stdoutSpill !== undefined && fs.existsSync(stdoutSpill) ? fs.statSync(stdoutSpill).size : 0
+          const spillBytes = spill !== undefined && fs.existsSync(spill) ? fs.statSync(spill).size : 0
           yield* check(
             spillBytes > budgets.shellStdoutMaxBytes && spillBytes <= budgets.spillMaxBytes,
-            `spill file holds ${kb(spillBytes)} (more than the ${kb(budgets.shellStdoutMaxBytes)} excerpt, at most ${kb(budgets.spillMaxBytes)}): ${dim(String(stdoutSpill))}`
+            `spill file holds ${kb(spillBytes)} (more than the ${kb(budgets.shellStdoutMaxBytes)} excerpt, at most ${kb(budgets.spillMaxBytes)}): ${dim(String(spill))}`
           )
           yield* check(
-            (r.omitted?.stdout?.bytes ?? 0) > 0,
-            `capture stopped retaining at ${kb(budgets.captureMaxBytes)} and reports what it omitted: ${r.omitted?.stdout?.bytes} bytes, ${r.omitted?.stdout?.lines} lines`
+            r.omitted.stdout.bytes > 0,
+            `capture stopped retaining at ${kb(budgets.captureMaxBytes)} and reports what it omitted: ${r.omitted.stdout.bytes} bytes, ${r.omitted.stdout.lines} lines`
           )
-          if (stdoutSpill !== undefined) {
-            const grep = yield* callTool(host, "Grep", { pattern: "^5000$", path: stdoutSpill })
-            const g = result(grep)
+          if (spill !== undefined) {
+            const found = yield* grep(host, { pattern: "^5000$", path: spill, outputMode: "count" }).pipe(
+              Effect.flatMap(expectOk)
+            )
             yield* check(
-              grep.ok && g.count >= 1,
-              `line 5000 is past the excerpt, but Grep with path = the spill file finds it (count ${g.count})`
+              found.count === 1,
+              `line 5000 is past the excerpt, but Grep with path = the spill file finds it (count ${found.count})`
             )
           }
         })
@@ -178,21 +189,20 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
           yield* detail(
             cyan("$ for i in $(seq 1 20000); do echo compiling… >&2; done; echo error: … >&2; exit 1")
           )
-          const outcome = yield* withProgress("running", (progress) =>
-            callTool(host, "Bash", { command }, (chunk) => {
+          const r = yield* withProgress("running", (progress) =>
+            bash(host, { command }, (chunk) => {
               progress.status = `streaming: stderr seq ${chunk.seq}`
             })
-          )
-          const r = result(outcome)
-          const stderr: string = r.stderr ?? ""
-          const stderrLines = stderr.trimEnd().split("\n")
+          ).pipe(Effect.flatMap(expectOk))
+          const stderrLines = r.stderr.trimEnd().split("\n")
           yield* detail(`marker (prepended): ${yellow(stderrLines[0] ?? "")}`)
           yield* detail(`last lines: ${excerpt(stderrLines.slice(-2).join("\n"))}`)
+          const cut = r.truncation.stderr
           yield* check(
             r.exitCode === 1 &&
-              stderr.trimEnd().endsWith("unknown option 'colour'") &&
-              r.truncation?.stderr?.kept === "tail",
-            `exit code ${r.exitCode}; the error line survived the cut (kept the last ${r.truncation?.stderr?.keptLines} of ${r.truncation?.stderr?.totalLines} lines)`
+              r.stderr.trimEnd().endsWith("unknown option 'colour'") &&
+              cut?.kept === "tail",
+            `exit code ${r.exitCode}; the error line survived the cut (kept the last ${cut?.keptLines} of ${cut?.totalLines} lines)`
           )
         })
       },
@@ -203,14 +213,13 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
           const command = 'for i in 1 2 3; do echo "out $i"; echo "err $i" >&2; sleep 0.05; done'
           yield* detail(cyan(`$ ${command}`))
           const seen: Array<string> = []
-          const outcome = yield* callTool(host, "Bash", { command }, (chunk) =>
+          const r = yield* bash(host, { command }, (chunk) =>
             seen.push(`${chunk.stream} #${chunk.seq} ${JSON.stringify(chunk.data)}`)
-          )
+          ).pipe(Effect.flatMap(expectOk))
           for (const chunk of seen) yield* detail(dim(chunk))
-          const r = result(outcome)
           yield* check(
-            r.lastSeq?.stdout !== null && r.lastSeq?.stderr !== null,
-            `result repeats the last seq of each stream: stdout ${r.lastSeq?.stdout}, stderr ${r.lastSeq?.stderr}`
+            r.lastSeq.stdout !== null && r.lastSeq.stderr !== null,
+            `the result repeats the last seq of each stream: stdout ${r.lastSeq.stdout}, stderr ${r.lastSeq.stderr}`
           )
         })
       },
@@ -220,24 +229,24 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
         run: Effect.gen(function* () {
           const command = 'sleep 300 & (sleep 300 &); setsid sleep 300 & echo "started 3 sleepers"; wait'
           yield* detail(cyan(`$ ${command}`) + dim("   (timeout: 1s)"))
-          const outcome = yield* withProgress("waiting for the 1s timeout", () =>
-            callTool(host, "Bash", { command, timeout: 1 })
-          )
-          const e = failure(outcome)
-          const killed: Array<number> = e.killedPids ?? []
-          yield* detail(`${yellow(String(e.code))}: ${e.message}`)
-          yield* detail(`partial stdout: ${excerpt(e.partial?.stdout ?? "")}`)
+          const e = yield* withProgress("waiting for the 1s timeout", () =>
+            bash(host, { command, timeout: 1 })
+          ).pipe(Effect.flatMap(expectError))
+          const killed = (e["killedPids"] ?? []) as ReadonlyArray<number>
+          const partial = e["partial"] as Bash.BashResult | undefined
+          yield* detail(`${yellow(e.code)}: ${e.message}`)
+          yield* detail(`partial stdout: ${excerpt(partial?.stdout ?? "")}`)
           yield* check(
             e.code === "TOOL_TIMEOUT" && killed.length >= 4 && killed.every(isGone),
             `killed pids ${killed.join(", ")}: none of them is alive any more (checked in /proc)`
           )
-          const refused = yield* callTool(host, "Bash", {
-            command: "true",
-            timeout: budgets.bashTimeoutMaxSeconds + 1
-          })
+          const tooLong = budgets.bashTimeoutMaxSeconds + 1
+          const refused = yield* bash(host, { command: "true", timeout: tooLong }).pipe(
+            Effect.flatMap(expectError)
+          )
           yield* check(
-            failure(refused).code === "TOOL_INVALID_INPUT",
-            `timeout ${budgets.bashTimeoutMaxSeconds + 1} is refused before anything runs (${failure(refused).code}); allowed ${budgets.bashTimeoutMinSeconds}–${budgets.bashTimeoutMaxSeconds}s, default ${budgets.bashTimeoutDefaultSeconds}s`
+            refused.code === "TOOL_INVALID_INPUT",
+            `timeout ${tooLong} is refused before anything runs (${refused.code}); allowed ${budgets.bashTimeoutMinSeconds}–${budgets.bashTimeoutMaxSeconds}s, default ${budgets.bashTimeoutDefaultSeconds}s`
           )
         })
       },
@@ -247,28 +256,30 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
         run: Effect.gen(function* () {
           const size = fs.statSync(path.join(workspace, Data.bigLog)).size
           yield* detail(`${Data.bigLog}: ${kb(size)}, ${Data.bigLogLines} lines`)
-          const first = result(yield* callTool(host, "Read", { path: Data.bigLog }))
+          const first = yield* read(host, { path: Data.bigLog }).pipe(Effect.flatMap(expectOk))
           yield* detail(
             `offset ${first.offset}, lineCount ${first.lineCount}, truncated ${first.truncated}, totalLines ${first.totalLines ?? "(not reached)"}`
           )
           yield* detail(`notice: ${dim(String(first.notice))}`)
-          const next: number = first.truncation?.nextOffset ?? first.offset + first.lineCount
-          const second = result(yield* callTool(host, "Read", { path: Data.bigLog, offset: next, limit: 3 }))
-          yield* detail(`Read offset ${next}, limit 3 → ${excerpt(second.content ?? "")}`)
+          const next = first.truncation?.nextOffset ?? first.offset + first.lineCount
+          const second = yield* read(host, { path: Data.bigLog, offset: next, limit: 3 }).pipe(
+            Effect.flatMap(expectOk)
+          )
+          yield* detail(`Read offset ${next}, limit 3 → ${excerpt(second.content)}`)
           yield* check(
-            second.content?.startsWith(Data.bigLogLine(next)) === true,
+            second.content.startsWith(Data.bigLogLine(next)),
             `page 2 starts exactly at line ${next}`
           )
-          const last = result(
-            yield* callTool(host, "Read", { path: Data.bigLog, offset: Data.bigLogLines - 1 })
+          const last = yield* read(host, { path: Data.bigLog, offset: Data.bigLogLines - 1 }).pipe(
+            Effect.flatMap(expectOk)
           )
           yield* check(
-            last.totalLines === Data.bigLogLines && last.truncated === false,
+            last.totalLines === Data.bigLogLines && !last.truncated,
             `the last page reached end of file: totalLines ${last.totalLines}`
           )
-          const long = result(yield* callTool(host, "Read", { path: Data.longLineFile }))
+          const long = yield* read(host, { path: Data.longLineFile }).pipe(Effect.flatMap(expectOk))
           yield* check(
-            long.truncated === true && typeof long.notice === "string",
+            long.truncated && long.notice !== undefined,
             `a ${Data.longLineChars}-character line is clipped at ${budgets.maxLineChars}: ${dim(String(long.notice))}`
           )
         })
@@ -278,8 +289,8 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
         why: "extension blocklist, plus a sniff of the first bytes (any NUL, or too much non-printable).",
         run: Effect.gen(function* () {
           for (const file of [Data.pngFile, Data.blobFile]) {
-            const e = failure(yield* callTool(host, "Read", { path: file }))
-            yield* check(e.code === "TOOL_BINARY_CONTENT", `${file}: ${e.code} (${e.reason})`)
+            const e = yield* read(host, { path: file }).pipe(Effect.flatMap(expectError))
+            yield* check(e.code === "TOOL_BINARY_CONTENT", `${file}: ${e.code} (${String(e["reason"])})`)
           }
         })
       },
@@ -290,13 +301,14 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
           yield* detail(
             `${Data.moduleCount} files contain "TODO", each modified a second after the previous one`
           )
-          const outcome = yield* callTool(host, "Grep", { pattern: "TODO" })
-          const r = result(outcome)
-          const matches: Array<Json> = r.matches ?? []
+          const r = yield* grep(host, { pattern: "TODO", outputMode: "content" }).pipe(
+            Effect.flatMap(expectOk)
+          )
+          const matches = "matches" in r ? r.matches : []
           for (const m of matches.slice(0, 3)) yield* detail(dim(`${m.path}:${m.line}: ${m.text}`))
           yield* detail(dim("…"))
           yield* check(
-            r.truncated === true && matches.length === budgets.grepHeadLimit,
+            r.truncated && matches.length === budgets.grepHeadLimit,
             `stopped at ${matches.length} matches with truncated: true`
           )
           yield* check(
@@ -309,21 +321,19 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
         title: "Glob returns the newest matches, capped",
         why: `limit defaults to ${budgets.globLimit} and is clamped to ${budgets.globMaxLimit}.`,
         run: Effect.gen(function* () {
-          const r = result(yield* callTool(host, "Glob", { pattern: "src/**/*.ts" }))
-          const matches: Array<string> = r.matches ?? []
-          yield* detail(dim(`${matches.slice(0, 3).join(", ")}, …`))
+          const r = yield* glob(host, { pattern: "src/**/*.ts" }).pipe(Effect.flatMap(expectOk))
+          yield* detail(dim(`${r.matches.slice(0, 3).join(", ")}, …`))
           yield* check(
-            r.truncated === true &&
-              matches.length === budgets.globLimit &&
-              matches[0] === Data.modulePath(Data.moduleCount - 1),
-            `${matches.length} entries, truncated: true, newest first`
+            r.truncated &&
+              r.matches.length === budgets.globLimit &&
+              r.matches[0] === Data.modulePath(Data.moduleCount - 1),
+            `${r.matches.length} entries, truncated: true, newest first`
           )
-          const clamped = result(
-            yield* callTool(host, "Glob", { pattern: "**/*", limit: budgets.globMaxLimit * 5 })
-          )
+          const asked = budgets.globMaxLimit * 5
+          const clamped = yield* glob(host, { pattern: "**/*", limit: asked }).pipe(Effect.flatMap(expectOk))
           yield* check(
-            typeof clamped.notice === "string",
-            `limit ${budgets.globMaxLimit * 5} is clamped: ${dim(String(clamped.notice))}`
+            clamped.notice !== undefined,
+            `limit ${asked} is clamped: ${dim(String(clamped.notice))}`
           )
         })
       },
@@ -331,11 +341,13 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
         title: "An explicit path reaches into an ignored tree",
         why: "ignore files above an explicit path stop applying (node_modules, dist, the spill directory).",
         run: Effect.gen(function* () {
-          const hidden = result(yield* callTool(host, "Grep", { pattern: "leftPad" }))
-          const reached = result(yield* callTool(host, "Grep", { pattern: "leftPad", path: Data.ignoredDir }))
+          const hidden = yield* grep(host, { pattern: "leftPad" }).pipe(Effect.flatMap(expectOk))
+          const reached = yield* grep(host, { pattern: "leftPad", path: Data.ignoredDir }).pipe(
+            Effect.flatMap(expectOk)
+          )
           yield* check(
-            (hidden.count ?? 0) === 0 && (reached.count ?? 0) > 0,
-            `Grep "leftPad": ${hidden.count ?? 0} matches from the root (node_modules is gitignored), ${reached.count} with path "${Data.ignoredDir}"`
+            hidden.count === 0 && reached.count > 0,
+            `Grep "leftPad": ${hidden.count} files from the root (node_modules is gitignored), ${reached.count} with path "${Data.ignoredDir}"`
           )
         })
       },

@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import { jsonSchema, tool } from "ai"
 import type { JSONValue, Tool } from "ai"
 import type { Bash } from "@toolcap/tools"
 import * as ModelOutput from "./ModelOutput.js"
@@ -45,14 +44,17 @@ export const toModelOutput = (
 
 /**
  * The AI SDK tool set of a host: `{ Read, Glob, Grep, Bash }`, ready for `generateText({ tools })`.
+ * Asynchronous because the AI SDK is loaded on first use: hosts (and the CLI) that never use it
+ * do not pay for loading it.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const tools = (
+export const tools = async (
   host: PromiseHost.PromiseToolHost,
   options: ToolsOptions = {}
-): Record<ToolDefs.ToolName, Tool<unknown, Outcome.Outcome>> => {
+): Promise<Record<ToolDefs.ToolName, Tool<unknown, Outcome.Outcome>>> => {
+  const { jsonSchema, tool } = await import("ai")
   const entries = host.definitions.map((def) => [
     def.name,
     tool<unknown, Outcome.Outcome>({

@@ -9,9 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import type { Readable, Writable } from "node:stream"
 import type { Bash } from "@toolcap/tools"
@@ -50,12 +48,18 @@ export const toCallToolResult = (tool: string, outcome: Outcome.Outcome): CallTo
 })
 
 /**
- * An MCP server (not yet connected) serving the tools of a host.
+ * An MCP server (not yet connected) serving the tools of a host. Asynchronous because the MCP SDK
+ * is loaded on first use: hosts (and the CLI) that never serve MCP do not pay for loading it.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const createServer = (host: PromiseHost.PromiseToolHost, info: ServerInfo = {}): Server => {
+export const createServer = async (
+  host: PromiseHost.PromiseToolHost,
+  info: ServerInfo = {}
+): Promise<Server> => {
+  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js")
+  const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js")
   const server = new Server(
     { name: info.name ?? "toolcap", version: info.version ?? "0.1.0" },
     { capabilities: { tools: {}, logging: {} } }
@@ -106,6 +110,16 @@ export const createServer = (host: PromiseHost.PromiseToolHost, info: ServerInfo
 }
 
 /**
+ * Process stdout carries the protocol: anything logged through `console` (the default Effect
+ * logger included) goes to stderr while the server runs. Returns the undo.
+ */
+const consoleToStderr = (): (() => void) => {
+  const saved = { log: console.log, info: console.info, debug: console.debug }
+  console.log = console.info = console.debug = (...args: Array<unknown>) => console.error(...args)
+  return () => Object.assign(console, saved)
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -129,13 +143,19 @@ export interface RunningServer {
 /**
  * Serves the tools over stdio until stdin ends or `close()` is called. The server's lifetime is
  * the session: when it stops, running calls are stopped and the scratch directory is removed.
+ * On the process's own stdout, `console.log/info/debug` are sent to stderr while it runs.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const serveStdio = async (options: StdioOptions): Promise<RunningServer> => {
-  const host = await PromiseHost.createToolHost(options)
-  const server = createServer(host, options)
+  const restoreConsole = options.stdout === undefined ? consoleToStderr() : () => {}
+  const host = await PromiseHost.createToolHost(options).catch((error: unknown) => {
+    restoreConsole()
+    throw error
+  })
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js")
+  const server = await createServer(host, options)
   const stdin = options.stdin ?? process.stdin
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout)
   let resolveClosed!: () => void
@@ -146,6 +166,7 @@ export const serveStdio = async (options: StdioOptions): Promise<RunningServer> 
       stdin.off("end", onEnd)
       await host.close()
       await server.close().catch(() => undefined)
+      restoreConsole()
       resolveClosed()
     })()
     return closing

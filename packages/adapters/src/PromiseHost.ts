@@ -38,6 +38,8 @@ export interface ToolHostOptions {
   readonly budgets?: Partial<Record<Budgets.BudgetField, number>> | undefined
   /** SQLite file of the checkpoint store; default `<dataDir>/checkpoints.sqlite`. */
   readonly checkpointFile?: string | undefined
+  /** Sweep stale scratch directories of dead sessions at startup (see `ToolHost.ToolHostConfig`). */
+  readonly sweepStaleAfterMs?: number | undefined
 }
 
 /**
@@ -113,7 +115,8 @@ export const createToolHost = async (options: ToolHostOptions): Promise<PromiseT
       dataDir: options.dataDir,
       sessionId: options.sessionId,
       approvedExternalRoots: options.approvedExternalRoots,
-      checkpointFile: options.checkpointFile
+      checkpointFile: options.checkpointFile,
+      sweepStaleAfterMs: options.sweepStaleAfterMs
     }).pipe(Effect.provide(Budgets.layerWith(options.budgets ?? {})), Scope.extend(scope))
   )
   if (Exit.isFailure(built)) {

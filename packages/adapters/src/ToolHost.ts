@@ -123,6 +123,11 @@ export interface ToolHostConfig {
   readonly checkpointFile?: string | undefined
   /** Remove the session's scratch directory when the layer closes (default false). */
   readonly endSessionOnClose?: boolean | undefined
+  /**
+   * When set, sweep at startup (spec §3a): remove other sessions' scratch directories whose owner
+   * process is gone and that did not change for this long. Unset: no sweep.
+   */
+  readonly sweepStaleAfterMs?: number | undefined
 }
 
 /**
@@ -173,6 +178,11 @@ export const make = (
     )
     const workspace = Context.get(toolContext, Workspace.Workspace)
     const scratch = Context.get(toolContext, Scratch.Scratch)
+    if (config.sweepStaleAfterMs !== undefined) {
+      yield* Scratch.sweep(config.dataDir, { staleAfterMs: config.sweepStaleAfterMs }).pipe(
+        Effect.provide(NodeFileSystem.layer)
+      )
+    }
 
     // Ending the session (explicitly or at close) runs after the running calls were stopped:
     // finalizers run in reverse order, and the fiber set is created after this one.
@@ -236,8 +246,10 @@ export const make = (
         )
       }
       // Run in the host's fiber set so closing the host stops it; interrupting the caller stops it too.
+      // The fork happens in an uninterruptible region (so the fiber is always tracked); the call
+      // itself must stay interruptible, or it could never be stopped.
       return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(FiberSet.run(running, dispatch(name, input, options)), (fiber) =>
+        Effect.flatMap(FiberSet.run(running, Effect.interruptible(dispatch(name, input, options))), (fiber) =>
           Effect.onInterrupt(restore(Fiber.join(fiber)), () => Fiber.interrupt(fiber))
         )
       )

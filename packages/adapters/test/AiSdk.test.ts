@@ -57,8 +57,8 @@ const seenByModel = (model: MockLanguageModelV3) => {
 }
 
 describe("AiSdk.tools", () => {
-  it("exposes the four tools with descriptions and input schemas from the definitions", () => {
-    const tools = AiSdk.tools(host)
+  it("exposes the four tools with descriptions and input schemas from the definitions", async () => {
+    const tools = await AiSdk.tools(host)
     assert.deepStrictEqual(Object.keys(tools), ["Read", "Glob", "Grep", "Bash"])
     for (const def of host.definitions) {
       assert.strictEqual(tools[def.name].description, def.description)
@@ -71,7 +71,7 @@ describe("AiSdk.tools", () => {
     const result = await generateText({
       model,
       prompt: "count",
-      tools: AiSdk.tools(host, { onChunk: (chunk) => chunks.push(chunk.stream) }),
+      tools: await AiSdk.tools(host, { onChunk: (chunk) => chunks.push(chunk.stream) }),
       stopWhen: stepCountIs(3)
     })
     assert.strictEqual(result.text, "done")
@@ -95,7 +95,7 @@ describe("AiSdk.tools", () => {
     const result = await generateText({
       model,
       prompt: "x",
-      tools: AiSdk.tools(host),
+      tools: await AiSdk.tools(host),
       stopWhen: stepCountIs(3)
     })
     const outcome = result.steps[0]!.toolResults[0]!.output as { ok: boolean; error: { code: string } }
@@ -107,7 +107,7 @@ describe("AiSdk.tools", () => {
 
   it("Read through the mock model returns the byte-faithful window as JSON", async () => {
     const model = modelCalling("Read", { path: "notes.txt" })
-    await generateText({ model, prompt: "read", tools: AiSdk.tools(host), stopWhen: stepCountIs(3) })
+    await generateText({ model, prompt: "read", tools: await AiSdk.tools(host), stopWhen: stepCountIs(3) })
     const seen = seenByModel(model)
     assert.strictEqual(seen.type, "json")
     assert.strictEqual((seen.value as { content: string }).content, "alpha\nbeta\n")

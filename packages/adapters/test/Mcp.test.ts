@@ -1,5 +1,6 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as fs from "node:fs"
 import { Budgets } from "@toolcap/limits"
 import { Mcp, ToolDefs } from "@toolcap/adapters"
@@ -33,7 +34,7 @@ type Json = any
 type Structured = { ok: boolean; result?: Record<string, Json>; error?: Record<string, Json> }
 
 const call = async (name: string, args: Record<string, unknown>) => {
-  const result = await server.client.callTool({ name, arguments: args })
+  const result = (await server.client.callTool({ name, arguments: args })) as CallToolResult
   return { ...result, outcome: result.structuredContent as Structured }
 }
 
@@ -42,8 +43,8 @@ describe("MCP server over stdio (SDK client, real child process)", () => {
     const { tools } = await server.client.listTools()
     const expected = ToolDefs.builtinToolDefs(Budgets.defaults)
     assert.deepStrictEqual(
-      tools.map((tool) => [tool.name, tool.description, tool.inputSchema]),
-      expected.map((def) => [def.name, def.description, def.inputSchema])
+      tools.map((tool): Array<unknown> => [tool.name, tool.description, tool.inputSchema]),
+      expected.map((def): Array<unknown> => [def.name, def.description, def.inputSchema])
     )
   })
 
@@ -100,7 +101,7 @@ describe("MCP server over stdio (SDK client, real child process)", () => {
     const glob = await call("Glob", { pattern: "src/*.ts", limit: 1 })
     assert.strictEqual(glob.outcome.result!["matches"].length, 1)
     assert.isTrue(glob.outcome.result!["truncated"])
-    const grep = await call("Grep", { pattern: "TODO", headLimit: 1 })
+    const grep = await call("Grep", { pattern: "TODO", outputMode: "content", headLimit: 1 })
     assert.strictEqual(grep.outcome.result!["matches"].length, 1)
     assert.isTrue(grep.outcome.result!["truncated"])
     const missing = await call("Read", { path: "nope.txt" })

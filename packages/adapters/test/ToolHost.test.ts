@@ -44,6 +44,12 @@ const startTree = (host: ToolHost.ToolHostService) =>
     return { fiber, runId }
   })
 
+/** Runs a command big enough to spill and answers the spill file's path. */
+const spillOf = (host: ToolHost.ToolHostService) =>
+  host
+    .call("Bash", { command: "seq 1 20000" })
+    .pipe(Effect.map((result) => (result as { spill: { stdout?: string } }).spill.stdout!))
+
 describe("ToolHost (Effect layer)", () => {
   it.live("the layer provides the host; interrupting a Bash call stops its whole tree", () =>
     Effect.gen(function* () {
@@ -76,10 +82,6 @@ describe("ToolHost (Effect layer)", () => {
 
   it.live("endSessionOnClose removes the scratch dir with its spill files; the default keeps it", () =>
     Effect.gen(function* () {
-      const spillOf = (host: ToolHost.ToolHostService) =>
-        host
-          .call("Bash", { command: "seq 1 20000" })
-          .pipe(Effect.map((result) => (result as { spill: { stdout?: string } }).spill.stdout!))
       const kept = yield* Effect.scoped(
         Effect.flatMap(ToolHost.make(config("host-keep")), spillOf).pipe(Effect.provide(Budgets.layer))
       )
@@ -91,6 +93,28 @@ describe("ToolHost (Effect layer)", () => {
       )
       assert.isFalse(fs.existsSync(removed))
     })
+  )
+
+  it.live("Read, Glob and Grep answer through the host; an aborted signal stops them", () =>
+    Effect.gen(function* () {
+      fs.writeFileSync(`${dirs.workspace}/notes.txt`, "alpha\nbeta\n")
+      const host = yield* ToolHost.make(config("host-d"))
+      const read = (yield* host.call("Read", { path: "notes.txt" })) as { content: string }
+      assert.strictEqual(read.content, "alpha\nbeta\n")
+      const glob = (yield* host.call("Glob", { pattern: "*.txt" })) as { matches: Array<string> }
+      assert.deepStrictEqual(glob.matches, ["notes.txt"])
+      const grep = (yield* host.call("Grep", { pattern: "beta", outputMode: "count" })) as { count: number }
+      assert.strictEqual(grep.count, 1)
+      const aborted = AbortSignal.abort()
+      for (const [tool, input] of [
+        ["Read", { path: "notes.txt" }],
+        ["Glob", { pattern: "*.txt" }],
+        ["Grep", { pattern: "beta" }]
+      ] as const) {
+        const exit = yield* Effect.exit(host.call(tool, input, { signal: aborted }))
+        assert.isTrue(Exit.isInterrupted(exit), `${tool} with an aborted signal`)
+      }
+    }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
   )
 
   it.live("an unknown tool fails with TOOL_INVALID_INPUT naming the tools", () =>

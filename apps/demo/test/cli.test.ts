@@ -1,0 +1,316 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { assertBuilt, makeDirs, runCli } from "./fixtures/cli.js"
+import { processesWithCookie, runIdOf } from "./fixtures/processes.js"
+
+const dirs = makeDirs("toolcap-cli-")
+const external = makeDirs("toolcap-cli-external-")
+const base = ["--workspace", dirs.workspace, "--data-dir", dirs.dataDir]
+
+beforeAll(() => {
+  assertBuilt()
+  dirs.write("README.md", "# hello\nworld\n")
+  external.write("notes.txt", "outside the workspace\n")
+})
+afterAll(() => {
+  dirs.remove()
+  external.remove()
+})
+
+/** The single JSON line a `call` printed; fails when stdout is anything else. */
+const onlyLine = (stdout: string): Record<string, unknown> => {
+  assert.isTrue(stdout.endsWith("\n"), "the line ends with a newline")
+  const lines = stdout.slice(0, -1).split("\n")
+  assert.strictEqual(lines.length, 1, `exactly one line, got: ${stdout.slice(0, 300)}`)
+  return JSON.parse(lines[0]!) as Record<string, unknown>
+}
+
+type Json = Record<string, unknown>
+
+describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
+  it('ok: {"ok":true,"result":...} and exit 0', async () => {
+    const run = await runCli(["call", "Read", '{"path":"README.md"}', ...base])
+    assert.strictEqual(run.code, 0)
+    const line = onlyLine(run.stdout)
+    assert.deepStrictEqual(Object.keys(line), ["ok", "result"])
+    assert.strictEqual(line["ok"], true)
+    const result = line["result"] as Json
+    assert.strictEqual(result["content"], "# hello\nworld\n")
+    assert.strictEqual(result["path"], "README.md")
+    assert.strictEqual(result["root"], "workspace")
+  })
+
+  it('tool error: {"ok":false,"error":{"code":"TOOL_...","message":...}} and exit 2', async () => {
+    const run = await runCli(["call", "Read", '{"path":"missing.txt"}', ...base])
+    assert.strictEqual(run.code, 2)
+    const line = onlyLine(run.stdout)
+    assert.deepStrictEqual(Object.keys(line), ["ok", "error"])
+    const error = line["error"] as Json
+    assert.strictEqual(error["code"], "TOOL_NOT_FOUND")
+    assert.isString(error["message"])
+    assert.strictEqual(Object.keys(error)[0], "code")
+  })
+
+  it("a timeout's partial result travels under error.partial, with the killed pids", async () => {
+    const run = await runCli(["call", "Bash", '{"command":"echo started; sleep 60","timeout":1}', ...base])
+    assert.strictEqual(run.code, 2)
+    const error = onlyLine(run.stdout)["error"] as Json
+    assert.strictEqual(error["code"], "TOOL_TIMEOUT")
+    assert.strictEqual((error["partial"] as Json)["stdout"], "started\n")
+    assert.isAtLeast((error["killedPids"] as Array<number>).length, 1)
+  })
+
+  it("usage errors exit 1 with nothing on stdout and a message on stderr", async () => {
+    const cases: Array<ReadonlyArray<string>> = [
+      ["call", "Edit", "{}", ...base],
+      ["call", "Read", "{not json", ...base],
+      ["call", "Read"],
+      ["call", "Read", '{"path":"README.md"}', "--workspace", path.join(dirs.workspace, "nope")],
+      ["call", "Read", '{"path":"README.md"}', ...base, "--session", "../escape"],
+      ["no-such-command"]
+    ]
+    const runs = await Promise.all(cases.map((args) => runCli(args)))
+    for (const [index, run] of runs.entries()) {
+      const args = cases[index]!
+      assert.strictEqual(run.code, 1, `exit code of ${args.join(" ")}`)
+      assert.strictEqual(run.stdout, "", `stdout of ${args.join(" ")}`)
+      assert.isAbove(run.stderr.trim().length, 0, `stderr of ${args.join(" ")}`)
+    }
+  })
+
+  it("budgets come from TOOLCAP_* variables; an invalid one is a usage error", async () => {
+    const run = await runCli(["call", "Bash", '{"command":"seq 1 50"}', ...base], {
+      env: { TOOLCAP_SHELL_STDOUT_MAX_LINES: "10" }
+    })
+    assert.strictEqual(run.code, 0)
+    const result = onlyLine(run.stdout)["result"] as Json
+    assert.include(result["stdout"] as string, "kept the first 10 of 50 lines")
+    const invalid = await runCli(["call", "Bash", '{"command":"true"}', ...base], {
+      env: { TOOLCAP_GLOB_LIMIT: "0" }
+    })
+    assert.strictEqual(invalid.code, 1)
+    assert.strictEqual(invalid.stdout, "")
+  })
+
+  it("--approve lets the tools reach an external root (absolute paths, root: external)", async () => {
+    const target = path.join(fs.realpathSync(external.workspace), "notes.txt")
+    const denied = await runCli(["call", "Read", JSON.stringify({ path: target }), ...base])
+    assert.strictEqual(denied.code, 2)
+    assert.strictEqual((onlyLine(denied.stdout)["error"] as Json)["code"], "TOOL_PATH_DENIED")
+    const approved = await runCli([
+      "call",
+      "Read",
+      JSON.stringify({ path: target }),
+      ...base,
+      "--approve",
+      external.workspace
+    ])
+    assert.strictEqual(approved.code, 0)
+    const result = onlyLine(approved.stdout)["result"] as Json
+    assert.strictEqual(result["root"], "external")
+    assert.strictEqual(result["path"], target)
+  })
+})
+
+describe("toolcap call --stream: NDJSON chunks, then the result", () => {
+  it("one chunk line per chunk (type, stream, seq, data), per-stream seq from 0, then the result line", async () => {
+    const command = 'for i in 1 2 3; do echo "out $i"; echo "err $i" >&2; sleep 0.05; done'
+    const run = await runCli(["call", "Bash", JSON.stringify({ command }), ...base, "--stream"])
+    assert.strictEqual(run.code, 0)
+    const lines = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Json)
+    const chunks = lines.slice(0, -1)
+    const last = lines.at(-1)!
+    for (const chunk of chunks) assert.deepStrictEqual(Object.keys(chunk), ["type", "stream", "seq", "data"])
+    for (const stream of ["stdout", "stderr"]) {
+      const ofStream = chunks.filter((c) => c["stream"] === stream)
+      assert.deepStrictEqual(
+        ofStream.map((c) => c["seq"]),
+        ofStream.map((_, i) => i)
+      )
+      assert.strictEqual(
+        ofStream.map((c) => c["data"]).join(""),
+        stream === "stdout" ? "out 1\nout 2\nout 3\n" : "err 1\nerr 2\nerr 3\n"
+      )
+      assert.strictEqual(((last["result"] as Json)["lastSeq"] as Json)[stream], ofStream.length - 1)
+    }
+    assert.deepStrictEqual(Object.keys(last), ["type", "result"])
+    assert.strictEqual(last["type"], "result")
+  })
+
+  it("ends with an error line for a tool error (exit 2)", async () => {
+    const run = await runCli([
+      "call",
+      "Bash",
+      '{"command":"echo a; sleep 60","timeout":1}',
+      ...base,
+      "--stream"
+    ])
+    assert.strictEqual(run.code, 2)
+    const lines = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Json)
+    assert.deepStrictEqual(lines[0], { type: "chunk", stream: "stdout", seq: 0, data: "a\n" })
+    const last = lines.at(-1)!
+    assert.deepStrictEqual(Object.keys(last), ["type", "error"])
+    assert.strictEqual((last["error"] as Json)["code"], "TOOL_TIMEOUT")
+  })
+
+  it("SIGTERM stops the call's whole tree and still answers TOOL_ABORTED (exit 2)", async () => {
+    const command =
+      'sleep 300 & (sleep 300 &); setsid sleep 300 & echo "run $TOOLCAP_RUN_ID"; while true; do sleep 0.2; done'
+    let runId: string | undefined
+    const run = await runCli(["call", "Bash", JSON.stringify({ command }), ...base, "--stream"], {
+      onLine: (line, child) => {
+        const chunk = JSON.parse(line) as Json
+        if (runId === undefined && chunk["type"] === "chunk") {
+          runId = runIdOf(String(chunk["data"]))
+          if (runId !== undefined) child.kill("SIGTERM")
+        }
+      }
+    })
+    assert.isString(runId)
+    assert.strictEqual(run.code, 2)
+    const last = JSON.parse(run.stdout.trimEnd().split("\n").at(-1)!) as Json
+    assert.strictEqual((last["error"] as Json)["code"], "TOOL_ABORTED")
+    assert.deepStrictEqual(processesWithCookie(runId!), [])
+  })
+})
+
+describe("defaults and sessions", () => {
+  it("workspace = cwd, data dir = $TOOLCAP_DATA_DIR, session = default; `session end` removes it; `sweep` finds orphans", async () => {
+    const dataDir = path.join(dirs.root, "env-data")
+    const run = await runCli(["call", "Bash", '{"command":"seq 1 100000"}'], {
+      cwd: dirs.workspace,
+      env: { TOOLCAP_DATA_DIR: dataDir }
+    })
+    assert.strictEqual(run.code, 0)
+    const spill = ((onlyLine(run.stdout)["result"] as Json)["spill"] as Json)["stdout"] as string
+    assert.isTrue(spill.startsWith(path.join(dataDir, "scratch", "default", "tool-output") + path.sep))
+    assert.isTrue(fs.existsSync(spill), "the spill outlives the call, for a later Read or Grep")
+    const grep = await runCli(["call", "Grep", JSON.stringify({ pattern: "^77777$", path: spill })], {
+      cwd: dirs.workspace,
+      env: { TOOLCAP_DATA_DIR: dataDir }
+    })
+    assert.strictEqual((onlyLine(grep.stdout)["result"] as Json)["count"], 1)
+
+    const ended = await runCli(["session", "end", "default"], { env: { TOOLCAP_DATA_DIR: dataDir } })
+    assert.strictEqual(ended.code, 0)
+    assert.strictEqual((onlyLine(ended.stdout)["result"] as Json)["removed"], true)
+    assert.isFalse(fs.existsSync(spill))
+
+    // The session of a finished CLI call is owned by a process that is gone: sweep removes it once stale.
+    await runCli(["call", "Bash", '{"command":"seq 1 100000"}', "--session", "orphan"], {
+      cwd: dirs.workspace,
+      env: { TOOLCAP_DATA_DIR: dataDir }
+    })
+    const swept = await runCli(["sweep", "--stale-after", "0"], { env: { TOOLCAP_DATA_DIR: dataDir } })
+    assert.strictEqual(swept.code, 0)
+    assert.deepStrictEqual((onlyLine(swept.stdout)["result"] as Json)["removed"], [
+      path.join(dataDir, "scratch", "orphan")
+    ])
+  })
+
+  it("without $TOOLCAP_DATA_DIR the data dir is $XDG_DATA_HOME/toolcap", async () => {
+    const xdg = path.join(dirs.root, "xdg")
+    const run = await runCli(["call", "Bash", '{"command":"seq 1 100000"}', "--workspace", dirs.workspace], {
+      env: { TOOLCAP_DATA_DIR: undefined, XDG_DATA_HOME: xdg }
+    })
+    const spill = ((onlyLine(run.stdout)["result"] as Json)["spill"] as Json)["stdout"] as string
+    assert.isTrue(spill.startsWith(path.join(xdg, "toolcap", "scratch", "default") + path.sep))
+  })
+})
+
+describe("toolcap checkpoint", () => {
+  const transcript = {
+    messages: [
+      { role: "user", id: "u1", text: "Find the flaky test." },
+      {
+        role: "assistant",
+        id: "a1",
+        text: "",
+        toolCalls: [{ id: "c1", name: "Grep", arguments: '{"pattern":"flaky"}' }]
+      },
+      { role: "tool", id: "t1", callId: "c1", text: "tests/a.test.ts:3: it.flaky(...)" },
+      { role: "user", id: "u2", text: "Now fix it." }
+    ]
+  }
+
+  it("build persists and prints the reconstructed context; show reads it back in a new process", async () => {
+    const file = path.join(dirs.root, "transcript.json")
+    fs.writeFileSync(file, JSON.stringify(transcript))
+    const built = await runCli([
+      "checkpoint",
+      "build",
+      file,
+      "--session",
+      "cp",
+      "--data-dir",
+      dirs.dataDir,
+      "--summary",
+      "Looked for the flaky test."
+    ])
+    assert.strictEqual(built.code, 0, built.stderr)
+    const result = onlyLine(built.stdout)["result"] as Json
+    const context = (result["checkpoint"] as Json)["context"] as Array<Json>
+    assert.deepStrictEqual(
+      context.map((entry) => [entry["origin"], (entry["message"] as Json)["id"]]),
+      [
+        ["retained", "u1"],
+        ["retained", "u2"],
+        ["summary", "checkpoint:summary"]
+      ]
+    )
+    const shown = await runCli(["checkpoint", "show", "--session", "cp", "--data-dir", dirs.dataDir])
+    assert.strictEqual(shown.code, 0)
+    assert.deepStrictEqual(onlyLine(shown.stdout)["result"], result)
+  })
+
+  it("refuses a bad transcript (exit 2, CHECKPOINT_INVALID) and reports a missing checkpoint (exit 2)", async () => {
+    const file = path.join(dirs.root, "bad.json")
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ messages: [{ role: "tool", id: "t", callId: "nobody", text: "" }] })
+    )
+    const bad = await runCli(["checkpoint", "build", file, "--session", "cp2", "--data-dir", dirs.dataDir])
+    assert.strictEqual(bad.code, 2)
+    assert.strictEqual((onlyLine(bad.stdout)["error"] as Json)["code"], "CHECKPOINT_INVALID")
+    const none = await runCli(["checkpoint", "show", "--session", "never", "--data-dir", dirs.dataDir])
+    assert.strictEqual(none.code, 2)
+    assert.strictEqual((onlyLine(none.stdout)["error"] as Json)["code"], "CHECKPOINT_NOT_FOUND")
+  })
+})
+
+describe("toolcap demo", () => {
+  it("completes, shows every step passing, and removes its temporary data", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-demo-test-"))
+    try {
+      const run = await runCli(["demo"], { env: { TMPDIR: tmp } })
+      assert.strictEqual(run.code, 0, run.stderr)
+      for (const title of [
+        "Bash stdout keeps its head",
+        "Bash stderr keeps its tail",
+        "stream separately",
+        "timeout stops the whole process tree",
+        "Read pages a multi-megabyte file",
+        "Binary content is refused",
+        "Grep stops at headLimit",
+        "Glob returns the newest matches",
+        "explicit path reaches into an ignored tree",
+        "checkpoint"
+      ]) {
+        assert.include(run.stdout, title)
+      }
+      assert.notInclude(run.stdout, "✗", "every check of the tour passed")
+      assert.include(run.stdout, "[truncated: kept the first 4000 of 300000 lines")
+      assert.deepStrictEqual(fs.readdirSync(tmp), [], "the demo removed its temporary data")
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+})

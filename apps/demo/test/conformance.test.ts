@@ -1,0 +1,359 @@
+/**
+ * One conformance suite, five surfaces: the Effect layer, the Promise API, the MCP server (the
+ * built `toolcap mcp`, driven by the SDK's client over stdio), the AI SDK tools and the CLI (the
+ * built `toolcap call`). Every case sends the same input to all of them; each must answer the
+ * case's expected bounded result or error code, and all five answers must be the same once the
+ * values that legitimately differ per call (durations, pids, call ids, spill file names) are
+ * normalized.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { AiSdk, Outcome, PromiseHost, ToolHost } from "@toolcap/adapters"
+import { Budgets } from "@toolcap/limits"
+import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
+
+type Json = Record<string, unknown>
+type Call = (tool: string, input: unknown) => Promise<Outcome.Outcome>
+interface Surface {
+  readonly name: string
+  readonly call: Call
+  readonly close: () => Promise<void>
+}
+
+const dirs = makeDirs("toolcap-conformance-")
+const budgets = Budgets.defaults
+const surfaces: Array<Surface> = []
+
+const effectSurface = async (): Promise<Surface> => {
+  const scope = Effect.runSync(Scope.make())
+  const host = await Effect.runPromise(
+    ToolHost.make({ workspace: dirs.workspace, dataDir: dirs.dataDir, sessionId: "effect" }).pipe(
+      Effect.provide(Budgets.layer),
+      Scope.extend(scope)
+    )
+  )
+  return {
+    name: "effect",
+    call: async (tool, input) => {
+      const settled = Outcome.fromExit(tool, await Effect.runPromiseExit(host.call(tool, input)))
+      if (Either.isLeft(settled)) throw new Error(`defect: ${String(settled.left)}`)
+      return settled.right
+    },
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+const promiseSurface = async (): Promise<Surface> => {
+  const host = await PromiseHost.createToolHost({
+    workspace: dirs.workspace,
+    dataDir: dirs.dataDir,
+    sessionId: "promise"
+  })
+  return { name: "promise", call: (tool, input) => host.call(tool, input), close: host.close }
+}
+
+const aiSdkSurface = async (): Promise<Surface> => {
+  const host = await PromiseHost.createToolHost({
+    workspace: dirs.workspace,
+    dataDir: dirs.dataDir,
+    sessionId: "ai"
+  })
+  const tools = await AiSdk.tools(host)
+  let n = 0
+  return {
+    name: "ai-sdk",
+    call: async (tool, input) => {
+      const execute = tools[tool as keyof typeof tools].execute!
+      return (await execute(input, { toolCallId: `call-${n++}`, messages: [] })) as Outcome.Outcome
+    },
+    close: host.close
+  }
+}
+
+const mcpSurface = async (): Promise<Surface> => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp", "--workspace", dirs.workspace, "--data-dir", dirs.dataDir, "--session", "mcp"],
+    env: getDefaultEnvironment(),
+    stderr: "pipe"
+  })
+  const client = new Client({ name: "conformance", version: "0.0.0" })
+  await client.connect(transport)
+  return {
+    name: "mcp",
+    call: async (tool, input) => {
+      const result = await client.callTool({ name: tool, arguments: input as Record<string, unknown> })
+      const outcome = result.structuredContent as unknown as Outcome.Outcome
+      assert.strictEqual(result.isError, !outcome.ok, "isError mirrors the outcome")
+      return outcome
+    },
+    close: () => client.close()
+  }
+}
+
+const cliSurface = (): Surface => ({
+  name: "cli",
+  call: async (tool, input) => {
+    const run = await runCli([
+      "call",
+      tool,
+      JSON.stringify(input),
+      "--workspace",
+      dirs.workspace,
+      "--data-dir",
+      dirs.dataDir,
+      "--session",
+      "cli"
+    ])
+    const outcome = JSON.parse(run.stdout) as Outcome.Outcome
+    assert.strictEqual(run.code, outcome.ok ? 0 : 2, "exit code 0 for ok, 2 for a tool error")
+    return outcome
+  },
+  close: async () => {}
+})
+
+/** Replaces what legitimately differs between two calls of the same input. */
+const normalize = (outcome: Outcome.Outcome): unknown =>
+  JSON.parse(
+    JSON.stringify(outcome, (key, value: unknown) => {
+      if (key === "durationMs" || key === "callId" || key === "runId") return "<varies>"
+      if (key === "killedPids") return (value as Array<number>).length > 0 ? "<some pids>" : []
+      if (key === "lastSeq") return "<chunking varies>"
+      if (typeof value !== "string") return value
+      return value
+        .replace(
+          /\/scratch\/[A-Za-z0-9._-]+\/tool-output\/([a-z-]+)-\d+-\d+\.log/g,
+          "/scratch/<session>/tool-output/$1.log"
+        )
+        .replace(/duration: [\d.]+s/g, "duration: <varies>")
+        .replace(/\(\d+ processes signalled\)/g, "(<n> processes signalled)")
+        .replace(/process\(es\): [\d, ]+/g, "process(es): <pids>")
+    })
+  )
+
+interface Case {
+  readonly name: string
+  readonly tool: string
+  readonly input: unknown
+  readonly expect: (outcome: Outcome.Outcome) => void
+}
+
+const okResult = (outcome: Outcome.Outcome): Json => {
+  assert.isTrue(outcome.ok, `expected ok, got ${JSON.stringify(outcome).slice(0, 300)}`)
+  return (outcome as Outcome.Success).result as Json
+}
+const errorCode = (code: string) => (outcome: Outcome.Outcome) => {
+  assert.isFalse(outcome.ok, `expected ${code}, got ok`)
+  assert.strictEqual((outcome as Outcome.Failure).error.code, code)
+}
+
+const bigLines = 30_000
+const line = (n: number) => `line ${String(n).padStart(6, "0")} of the big file\n`
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "Read: a small file, byte-faithful, to the end",
+    tool: "Read",
+    input: { path: "notes/crlf.txt" },
+    expect: (o) => {
+      const r = okResult(o)
+      assert.strictEqual(r["content"], "one\r\ntwo\r\n")
+      assert.strictEqual(r["totalLines"], 2)
+      assert.strictEqual(r["truncated"], false)
+    }
+  },
+  {
+    name: "Read: a big file pages within the budget and names the next offset",
+    tool: "Read",
+    input: { path: "big.txt", offset: 101 },
+    expect: (o) => {
+      const r = okResult(o)
+      assert.isTrue(r["truncated"])
+      assert.isTrue(String(r["content"]).startsWith(line(101)))
+      assert.isAtMost(Buffer.byteLength(String(r["content"])), budgets.searchMaxBytes)
+      assert.isUndefined(r["totalLines"])
+      assert.include(String(r["notice"]), String(101 + Number(r["lineCount"])))
+    }
+  },
+  {
+    name: "Read: a long line is clipped at MAX_LINE_CHARS and counted",
+    tool: "Read",
+    input: { path: "long.txt" },
+    expect: (o) => {
+      const r = okResult(o)
+      assert.isTrue(r["truncated"])
+      assert.isString(r["notice"])
+    }
+  },
+  {
+    name: "Read: binary content is refused",
+    tool: "Read",
+    input: { path: "image.bin" },
+    expect: errorCode("TOOL_BINARY_CONTENT")
+  },
+  {
+    name: "Read: a missing file",
+    tool: "Read",
+    input: { path: "missing.txt" },
+    expect: errorCode("TOOL_NOT_FOUND")
+  },
+  { name: "Read: a directory", tool: "Read", input: { path: "src" }, expect: errorCode("TOOL_IS_DIRECTORY") },
+  {
+    name: "Read: outside every root",
+    tool: "Read",
+    input: { path: "/etc/passwd" },
+    expect: errorCode("TOOL_PATH_DENIED")
+  },
+  {
+    name: "Read: input without a path",
+    tool: "Read",
+    input: { offset: 3 },
+    expect: errorCode("TOOL_INVALID_INPUT")
+  },
+  {
+    name: "Glob: capped at limit, newest first",
+    tool: "Glob",
+    input: { pattern: "src/**/*.ts", limit: 3 },
+    expect: (o) => {
+      const r = okResult(o)
+      assert.deepStrictEqual(r["matches"], ["src/m09.ts", "src/m08.ts", "src/m07.ts"])
+      assert.isTrue(r["truncated"])
+    }
+  },
+  {
+    name: "Grep: stops at headLimit, newest first",
+    tool: "Grep",
+    input: { pattern: "TODO", outputMode: "content", headLimit: 2 },
+    expect: (o) => {
+      const r = okResult(o)
+      const matches = r["matches"] as Array<Json>
+      assert.deepStrictEqual(
+        matches.map((m) => m["path"]),
+        ["src/m09.ts", "src/m08.ts"]
+      )
+      assert.isTrue(r["truncated"])
+    }
+  },
+  {
+    name: "Grep: filesWithMatches (and its provider spelling)",
+    tool: "Grep",
+    input: { pattern: "TODO", outputMode: "files_with_matches", glob: "*.ts" },
+    expect: (o) => {
+      const r = okResult(o)
+      assert.strictEqual((r["files"] as Array<string>).length, 10)
+      assert.strictEqual(r["truncated"], false)
+    }
+  },
+  {
+    name: "Grep: an invalid regex",
+    tool: "Grep",
+    input: { pattern: "(unclosed" },
+    expect: errorCode("TOOL_PATTERN_INVALID")
+  },
+  {
+    name: "Bash: stdout keeps its head with the marker and a spill file",
+    tool: "Bash",
+    input: { command: "seq 1 100000" },
+    expect: (o) => {
+      const r = okResult(o)
+      const spill = (r["spill"] as Json)["stdout"] as string
+      assert.isTrue(
+        String(r["stdout"]).endsWith(
+          `[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB. Full output saved to ${spill} — Grep it, or Read it with offset/limit.]`
+        )
+      )
+      assert.isTrue(fs.existsSync(spill))
+    }
+  },
+  {
+    name: "Bash: stderr keeps its tail; the exit code is reported",
+    tool: "Bash",
+    input: { command: "seq 1 10000 >&2; echo 'fatal: the real problem' >&2; exit 3" },
+    expect: (o) => {
+      const r = okResult(o)
+      assert.strictEqual(r["exitCode"], 3)
+      assert.isTrue(
+        String(r["stderr"]).startsWith(
+          "[truncated: kept the last 4000 of 10001 lines; limit 4000 lines / 96KB."
+        )
+      )
+      assert.isTrue(String(r["stderr"]).endsWith("fatal: the real problem\n"))
+    }
+  },
+  {
+    name: "Bash: a timeout outside 1–300 is refused before anything runs",
+    tool: "Bash",
+    input: { command: "touch should-not-exist", timeout: 301 },
+    expect: (o) => {
+      errorCode("TOOL_INVALID_INPUT")(o)
+      assert.isFalse(fs.existsSync(path.join(dirs.workspace, "should-not-exist")))
+    }
+  },
+  {
+    name: "Bash: a timeout stops the tree and carries the partial result",
+    tool: "Bash",
+    input: { command: "echo partial; sleep 30 & sleep 30", timeout: 1 },
+    expect: (o) => {
+      errorCode("TOOL_TIMEOUT")(o)
+      const error = (o as Outcome.Failure).error
+      assert.strictEqual((error["partial"] as Json)["stdout"], "partial\n")
+      assert.isAtLeast((error["killedPids"] as Array<number>).length, 2)
+    }
+  }
+]
+
+beforeAll(async () => {
+  assertBuilt()
+  dirs.write("notes/crlf.txt", "one\r\ntwo\r\n")
+  dirs.write("big.txt", Array.from({ length: bigLines }, (_, i) => line(i + 1)).join(""))
+  dirs.write("long.txt", `${"y".repeat(budgets.maxLineChars * 3)}\nshort\n`)
+  dirs.write("image.bin", Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0, 1, 2, 3]))
+  const base = Math.floor(Date.now() / 1000) - 1000
+  for (let i = 0; i < 10; i++)
+    dirs.write(`src/m${String(i).padStart(2, "0")}.ts`, `// TODO ${i}\n`, base + i * 10)
+  surfaces.push(
+    await effectSurface(),
+    await promiseSurface(),
+    await mcpSurface(),
+    await aiSdkSurface(),
+    cliSurface()
+  )
+}, 60_000)
+
+afterAll(async () => {
+  for (const surface of surfaces) await surface.close()
+  dirs.remove()
+})
+
+describe("conformance: Effect layer, Promise API, MCP, AI SDK, CLI", () => {
+  it.each(cases)("$name", async (testCase) => {
+    const outcomes = await Promise.all(surfaces.map((surface) => surface.call(testCase.tool, testCase.input)))
+    for (const [index, outcome] of outcomes.entries()) {
+      try {
+        testCase.expect(outcome)
+      } catch (error) {
+        throw new Error(
+          `${surfaces[index]!.name}: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            cause: error
+          }
+        )
+      }
+    }
+    const reference = normalize(outcomes[0]!)
+    for (const [index, outcome] of outcomes.entries()) {
+      assert.deepStrictEqual(
+        normalize(outcome),
+        reference,
+        `${surfaces[index]!.name} answers like ${surfaces[0]!.name}`
+      )
+    }
+  })
+})
