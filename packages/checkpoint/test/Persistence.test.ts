@@ -82,12 +82,17 @@ describe("persistence", () => {
   )
 
   it.scopedLive(
-    "a writer SIGKILLed mid-transaction 20 times: the store stays readable, committed checkpoints intact, nothing half-written",
+    "a writer SIGKILLed mid-transaction, 20 to 30 times: the store stays readable, committed checkpoints intact, nothing half-written",
     () =>
       Effect.gen(function* () {
         const dir = yield* tempDir
         const filename = path.join(dir, "checkpoints.sqlite")
-        const runs = 20
+        let killedWithFramesPending = 0
+        // 20 kills; a few more (at most 30) only while none has yet been seen inside a transaction
+        const minRuns = 20
+        const maxRuns = 30
+        const more = (run: number) => run < minRuns || (killedWithFramesPending === 0 && run < maxRuns)
+        let runs = 0
         // The kill comes this long after the writer announces a save. It starts at half of a save
         // measured by the first writer (let commit once before it is killed) and steers itself into
         // the transaction: longer after a kill that found no transaction started, shorter after one
@@ -107,7 +112,6 @@ describe("persistence", () => {
             expected.set(session, made)
             return made
           })
-        let killedWithFramesPending = 0
         let killedAfterCommit = 0
         let lastCommitted: { session: string; id: number } | undefined
 
@@ -115,7 +119,8 @@ describe("persistence", () => {
         const ahead = 3
         const writers: Array<Child> = []
         for (let k = 0; k < ahead; k++) writers.push(yield* spawnChild(["crash-writer", filename, `w${k}`]))
-        for (let run = 0; run < runs; run++) {
+        for (let run = 0; more(run); run++) {
+          runs = run + 1
           const writer = writers[run]!
           yield* Effect.promise(() => writer.waitFor((line) => line === "READY"))
           writer.process.stdin!.end("go\n")
@@ -129,7 +134,7 @@ describe("persistence", () => {
           writer.process.kill("SIGKILL")
           const exit = yield* Effect.promise(() => writer.exited)
           assert.strictEqual(exit.signal, "SIGKILL", writer.stderr())
-          if (run + ahead < runs)
+          if (more(run + ahead))
             writers.push(yield* spawnChild(["crash-writer", filename, `w${run + ahead}`]))
           const commits = writer.lines.filter((line) => line.startsWith("COMMITTED "))
           for (const commit of commits) {
