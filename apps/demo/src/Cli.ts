@@ -321,7 +321,11 @@ const demo = Command.make(
       Options.withDescription("Keep the generated data instead of removing it.")
     )
   },
-  (args) => Demo.run({ keep: args.keep }).pipe(Effect.zipRight(setExitCode(ExitCode.ok)))
+  (args) =>
+    Demo.run({ keep: args.keep }).pipe(
+      Effect.zipRight(setExitCode(ExitCode.ok)),
+      Effect.provide(budgetsLayer)
+    )
 ).pipe(Command.withDescription("A guided tour of every bounded behaviour, on generated data."))
 
 const toolcap = Command.make("toolcap").pipe(

@@ -12,7 +12,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
@@ -102,7 +101,7 @@ interface Step {
  * @since 0.1.0
  * @category constructors
  */
-export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.BudgetsInvalid | Error> =>
+export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budgets.Budgets> =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-demo-"))
@@ -419,7 +418,4 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, Budgets.Budg
       green(bold(`Done in ${elapsed.toFixed(1)}s.`)) +
         dim(' Try it yourself: pnpm --silent toolcap call Read \'{"path":"README.md"}\'')
     )
-  }).pipe(
-    Effect.scoped,
-    Effect.provide(Layer.merge(Budgets.layerConfig.pipe(Layer.orDie), NodeFileSystem.layer))
-  )
+  }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))

@@ -1,2 +1,8 @@
-/** Placeholder until the CLI lands. */
-export const packageName = "@toolcap/demo"
+/**
+ * @since 0.1.0
+ */
+export * as Cli from "./Cli.js"
+/**
+ * @since 0.1.0
+ */
+export * as Demo from "./Demo.js"

@@ -54,6 +54,7 @@ describe("ToolDefs.builtinToolDefs", () => {
       "`outputMode`",
       "`headLimit`",
       "default 200",
+      "at most 4KB",
       "2000 lines / 48KB",
       "2000 characters",
       "node_modules"

@@ -40,7 +40,7 @@ export const glob = (b: Budgets.BudgetsValue): string =>
 export const grep = (b: Budgets.BudgetsValue): string =>
   [
     "Searches file contents with a regular expression (ripgrep syntax) and returns matches, newest modified files first.",
-    `Parameters: \`pattern\` (required), ${pathScope} \`glob\` (only files matching this glob, e.g. \`*.ts\`), \`type\` (a ripgrep file type, e.g. \`ts\`), \`outputMode\` (\`filesWithMatches\`, the default: paths of matching files; \`content\`: matching lines with path and line number; \`count\`: matching lines per file), \`caseInsensitive\`, \`contextBefore\` / \`contextAfter\` (lines of context), \`multiline\` (let a match span lines), \`headLimit\` (maximum matches or entries, default ${b.grepHeadLimit}).`,
+    `Parameters: \`pattern\` (required, at most ${kb(b.grepMaxPatternBytes)}), ${pathScope} \`glob\` (only files matching this glob, e.g. \`*.ts\`), \`type\` (a ripgrep file type, e.g. \`ts\`), \`outputMode\` (\`filesWithMatches\`, the default: paths of matching files; \`content\`: matching lines with path and line number; \`count\`: matching lines per file), \`caseInsensitive\`, \`contextBefore\` / \`contextAfter\` (lines of context), \`multiline\` (let a match span lines), \`headLimit\` (maximum matches or entries, default ${b.grepHeadLimit}).`,
     `It stops at \`headLimit\` with \`truncated: true\`; the result is bounded to ${searchBudget(b)} and every line is clipped at ${b.maxLineChars} characters (counted in \`notice\`). Binary files are skipped.`,
     "Narrow `pattern`, `path`, `glob` or `type` to see more, rather than piping grep through Bash."
   ].join("\n")
@@ -68,7 +68,7 @@ export const parameters = (b: Budgets.BudgetsValue): Record<string, Record<strin
     limit: `Maximum entries (default ${b.globLimit}, maximum ${b.globMaxLimit}).`
   },
   Grep: {
-    pattern: "Regular expression (ripgrep syntax).",
+    pattern: `Regular expression (ripgrep syntax), at most ${kb(b.grepMaxPatternBytes)}.`,
     path: "File or directory to search (default: the workspace root). Reaches into ignored trees such as node_modules or the spill directory.",
     glob: "Only search files matching this glob, e.g. `*.ts`.",
     type: "Only search files of this ripgrep type, e.g. `ts`, `py`.",
