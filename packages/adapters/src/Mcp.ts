@@ -87,15 +87,16 @@ export const createServer = async (
           })
           .catch(() => undefined)
       }
-      void extra
-        .sendNotification({
-          method: "notifications/message",
-          params: {
+      // Through sendLoggingMessage so a client's logging/setLevel is honoured.
+      void server
+        .sendLoggingMessage(
+          {
             level: chunk.stream === "stderr" ? "warning" : "info",
             logger: chunkLogger,
             data: { callId: chunk.callId, stream: chunk.stream, seq: chunk.seq, data: chunk.data }
-          }
-        })
+          },
+          extra.sessionId
+        )
         .catch(() => undefined)
     }
     const outcome = await host.call(request.params.name, request.params.arguments ?? {}, {

@@ -87,6 +87,24 @@ describe("MCP server over stdio (SDK client, real child process)", () => {
     assert.isAtLeast(progress.length, stdoutChunks.length)
   })
 
+  it("honours logging/setLevel: at level error, chunks still arrive as progress but not as logs", async () => {
+    await server.client.setLoggingLevel("error")
+    try {
+      logs.length = 0
+      const progress: Array<string> = []
+      const result = await server.client.callTool(
+        { name: "Bash", arguments: { command: "echo one; echo two >&2" } },
+        undefined,
+        { onprogress: (p) => progress.push(p.message ?? "") }
+      )
+      assert.isFalse(result.isError)
+      assert.deepStrictEqual(logs, [])
+      assert.sameMembers(progress, ["stdout: one\n", "stderr: two\n"])
+    } finally {
+      await server.client.setLoggingLevel("debug")
+    }
+  })
+
   it("a tool error comes back with isError and its stable code", async () => {
     const { isError, outcome, content } = await call("Bash", { command: "true", timeout: 0 })
     assert.isTrue(isError)
