@@ -171,17 +171,14 @@ export const glob = (
         )
       }
       const found = yield* Effect.tryPromise({
-        try: (signal) => Walk.walk(target.realPath, pattern, signal),
+        try: (signal) => Walk.walk(target.realPath, pattern, Roots.displayPrefix(target), signal),
         catch: (cause) =>
           new ToolError.ToolPatternInvalid({
             pattern: decoded.pattern,
             reason: cause instanceof Error ? cause.message : String(cause)
           })
       })
-      const dated = found.map((file) => ({
-        display: Roots.display(target.root, file.absolute),
-        mtimeMs: file.mtimeMs
-      }))
+      const dated = found
       dated.sort(Order.newestFirst)
 
       const gate = Order.budget(limit, budgets.searchMaxLines, budgets.searchMaxBytes)

@@ -193,9 +193,9 @@ const invalid = (field: string, reason: string) =>
  */
 const FIRST_BATCH_FILES = 32
 const BATCH_GROWTH = 4
-const MAX_BATCH_FILES = 4096
-/** Path bytes per run, well inside Linux's 2 MiB argument space. */
-const MAX_BATCH_ARGUMENT_BYTES = 512 * 1024
+const MAX_BATCH_FILES = 16_384
+/** Path bytes per run, well inside Linux's 2 MiB argument space (shared with the environment). */
+const MAX_BATCH_ARGUMENT_BYTES = 1024 * 1024
 /**
  * Entry bytes one run may hold before its order is known, in multiples of the result budget. A run
  * over it is stopped and redone with fewer files, so memory stays bounded however dense the
@@ -217,6 +217,7 @@ interface Line {
   readonly line: number
   readonly text: string
   readonly context: boolean
+  readonly clipped: boolean
   readonly size: number
 }
 
@@ -224,9 +225,8 @@ interface FileHits {
   /** Content mode: lines in file order (bounded). */
   readonly lines: Array<Line>
   bytes: number
-  /** Count and files modes: matching lines. */
+  /** Count and files modes (and probes): matching lines, or 1 for "has a match". */
   matchedLines: number
-  clipped: number
 }
 
 const normalizeMode = (mode: typeof OutputMode.Type | undefined): Mode =>
@@ -289,6 +289,13 @@ const search = (input: unknown) =>
     if (decoded.pattern.includes("\0")) {
       return yield* invalid("pattern", "the pattern contains a NUL byte; write it as \\x00 to match one")
     }
+    const patternBytes = Buffer.byteLength(decoded.pattern)
+    if (patternBytes > budgets.grepMaxPatternBytes) {
+      return yield* invalid(
+        "pattern",
+        `the pattern is ${patternBytes} bytes, over the ${Input.formatBytes(budgets.grepMaxPatternBytes)} limit for patterns; search for a shorter, distinctive part of it`
+      )
+    }
     if (decoded.glob !== undefined && (decoded.glob.length === 0 || decoded.glob.includes("\0"))) {
       return yield* invalid("glob", "the glob is empty or contains a NUL byte; use e.g. *.ts")
     }
@@ -350,9 +357,7 @@ const search = (input: unknown) =>
             ...(before > 0 ? [`--before-context=${Math.min(before, contextCap)}`] : []),
             ...(after > 0 ? [`--after-context=${Math.min(after, contextCap)}`] : [])
           ]
-        : mode === "filesWithMatches"
-          ? ["--max-count=1"]
-          : []
+        : []
     return yield* collect({
       rg,
       cwd,
@@ -415,6 +420,7 @@ const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined,
     }
     const keep = glob === undefined ? undefined : globFilter(glob)
     const candidates: Array<Candidate> = []
+    const prefix = Roots.displayPrefix(target)
     yield* Order.forEachSliced(relatives, STATS_PER_SLICE, (relative) => {
       if (keep !== undefined && !keep(relative)) return
       if (Option.isSome(Binary.byName(relative))) return
@@ -422,12 +428,7 @@ const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined,
       // a file that vanished since the listing is dropped
       const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
       if (stats === undefined || !stats.isFile()) return
-      candidates.push({
-        relative,
-        absolute,
-        display: Roots.display(target.root, absolute),
-        mtimeMs: stats.mtimeMs
-      })
+      candidates.push({ relative, absolute, display: prefix + relative, mtimeMs: stats.mtimeMs })
     })
     return candidates
   })
@@ -466,7 +467,8 @@ const collect = (c: CollectInput) =>
     let next = 0
     let batchSize = FIRST_BATCH_FILES
 
-    while (next < c.candidates.length && !gate.full()) {
+    // the search goes on past a full result only until one more entry shows it was capped
+    while (next < c.candidates.length && !leftOver) {
       const batch: Array<Candidate> = []
       let argumentBytes = 0
       for (let at = next; at < c.candidates.length && batch.length < batchSize; at++) {
@@ -478,8 +480,8 @@ const collect = (c: CollectInput) =>
       const outcome = yield* runBatch(
         c,
         batch,
-        entryCap - gate.entries(),
-        budgets.searchMaxBytes - gate.bytes()
+        Math.max(0, entryCap - gate.entries()),
+        Math.max(0, budgets.searchMaxBytes - gate.bytes())
       )
       if (outcome.overflowed) {
         batchSize = Math.max(1, Math.floor(batch.length / BATCH_RETENTION_BUDGETS))
@@ -488,10 +490,7 @@ const collect = (c: CollectInput) =>
       for (const candidate of batch) {
         const hits = outcome.hits.get(candidate.relative)
         if (hits === undefined) continue
-        if (
-          mode === "filesWithMatches" || mode === "count" ? hits.matchedLines === 0 : hits.lines.length === 0
-        )
-          continue
+        if (hits.matchedLines === 0 && hits.lines.length === 0) continue
         // the files Read refuses are skipped silently (spec §6.3)
         if (
           Option.isSome(
@@ -523,19 +522,19 @@ const collect = (c: CollectInput) =>
               text: hit.text,
               ...(hit.context ? { context: true as const } : {})
             })
+            if (hit.clipped) clippedLines++
             if (!hit.context) {
               matchCount++
               matchFiles.add(candidate.display)
             }
           }
-          clippedLines += hits.clipped
         }
         if (leftOver) break
       }
       next += batch.length
       batchSize = Math.min(MAX_BATCH_FILES, batchSize * BATCH_GROWTH)
     }
-    const truncated = leftOver || next < c.candidates.length
+    const truncated = leftOver
     return assemble(c, {
       gate,
       truncated,
@@ -551,7 +550,9 @@ const collect = (c: CollectInput) =>
 /** One ripgrep run over a batch of files, kept per file. */
 const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft: number, bytesLeft: number) =>
   Effect.gen(function* () {
-    const { mode } = c
+    // with the result full, a run only has to show whether anything else matches
+    const probing = entriesLeft === 0
+    const mode = probing ? "filesWithMatches" : c.mode
     const maxLineChars = c.budgets.maxLineChars
     const hits = new Map<string, FileHits>()
     const retentionLimit = c.budgets.searchMaxBytes * BATCH_RETENTION_BUDGETS
@@ -560,7 +561,7 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
     const hitsOf = (relative: string): FileHits => {
       let found = hits.get(relative)
       if (found === undefined) {
-        found = { lines: [], bytes: 0, matchedLines: 0, clipped: 0 }
+        found = { lines: [], bytes: 0, matchedLines: 0 }
         hits.set(relative, found)
       }
       return found
@@ -568,7 +569,7 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
     let stopRun: (() => void) | undefined
     const onRecord = (record: Buffer) => {
       // cheap look at the message type before parsing: most records of the other modes are skipped
-      const head = record.subarray(0, 16).toString("latin1")
+      const head = record.subarray(0, 20).toString("latin1")
       if (mode === "filesWithMatches") {
         if (!head.startsWith('{"type":"begin"')) return
         const message = JSON.parse(record.toString("utf8"))
@@ -590,14 +591,19 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
       const pieces = decodeData(message.data?.lines).split("\n")
       if (pieces.length > 1 && pieces[pieces.length - 1] === "") pieces.pop()
       for (let k = 0; k < pieces.length; k++) {
-        // only what could still be shown is kept: the file's first entries, within the budget
-        if (file.lines.length >= entriesLeft || file.bytes > bytesLeft) return
+        // only what could still be shown is kept (one entry more, to know the result is capped)
+        if (file.lines.length > entriesLeft || file.bytes > bytesLeft) return
         const raw = pieces[k]!.endsWith("\r") ? pieces[k]!.slice(0, -1) : pieces[k]!
         const clipped = LineClip.clipLine(raw, maxLineChars)
         const size = Buffer.byteLength(`:${first + k}:${clipped.text}`) + 1
-        file.lines.push({ line: first + k, text: clipped.text, context: !isMatch, size })
+        file.lines.push({
+          line: first + k,
+          text: clipped.text,
+          context: !isMatch,
+          clipped: clipped.clippedLines > 0,
+          size
+        })
         file.bytes += size
-        file.clipped += clipped.clippedLines
         retained += size
       }
       if (batch.length > 1 && retained > retentionLimit && !overflowed) {
@@ -606,7 +612,12 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
       }
     }
     const splitter = Rg.recordSplitter(0x0a, onRecord)
-    const maxCount = mode === "content" ? [`--max-count=${Math.max(1, entriesLeft)}`] : []
+    const maxCount =
+      probing || c.mode === "filesWithMatches"
+        ? ["--max-count=1"]
+        : mode === "content"
+          ? [`--max-count=${entriesLeft + 1}`]
+          : []
     const exit = yield* Rg.run(
       c.rg,
       [...c.flags, ...maxCount, "--", ...batch.map((candidate) => candidate.relative)],

@@ -114,14 +114,11 @@ const readText = (file: string): string | undefined => {
 export const enter = (
   parent: Level | undefined,
   dir: string,
-  names?: ReadonlyArray<string> | ReadonlySet<string>
+  names?: ReadonlyArray<string>
 ): Level | undefined => {
-  const has = (name: string) =>
-    names === undefined
-      ? true
-      : Array.isArray(names)
-        ? names.includes(name)
-        : (names as ReadonlySet<string>).has(name)
+  // most directories hold no ignore file: nothing to read, nothing to allocate
+  if (names !== undefined && names.length === 0) return parent
+  const has = (name: string) => names === undefined || names.includes(name)
   const matchers: Array<Matcher | undefined> = []
   let any = false
   for (const name of ignoreFileNames) {
@@ -211,26 +208,26 @@ export interface Tree {
  * @category constructors
  */
 export const tree = (root: string): Tree => {
-  const levels = new Map<string, Level | undefined | "excluded">()
+  // `null`: entered, no rules in force; a directory is looked up far more often than entered
+  const levels = new Map<string, Level | null | "excluded">()
+  const rootPrefix = root.endsWith(path.sep) ? root : root + path.sep
   const levelOf = (dir: string, names?: ReadonlyArray<string>): Level | undefined | "excluded" => {
     const known = levels.get(dir)
-    if (known !== undefined || levels.has(dir)) return known
+    if (known !== undefined) return known === null ? undefined : known
     let result: Level | undefined | "excluded"
     if (dir === root) {
       result = enter(undefined, dir, names)
+    } else if (!dir.startsWith(rootPrefix)) {
+      result = "excluded"
     } else {
-      const parentDir = path.dirname(dir)
-      if (parentDir === dir || relativeTo(root, dir) === undefined) {
-        result = "excluded"
-      } else {
-        const parent = levelOf(parentDir)
-        result =
-          parent === "excluded" || isExcluded(parent, dir, path.basename(dir), true)
-            ? "excluded"
-            : enter(parent, dir, names)
-      }
+      const cut = dir.lastIndexOf(path.sep)
+      const parent = levelOf(cut === 0 ? path.sep : dir.slice(0, cut))
+      result =
+        parent === "excluded" || isExcluded(parent, dir, dir.slice(cut + 1), true)
+          ? "excluded"
+          : enter(parent, dir, names)
     }
-    levels.set(dir, result)
+    levels.set(dir, result === undefined ? null : result)
     return result
   }
   const keepsFile = (absolute: string): boolean => {

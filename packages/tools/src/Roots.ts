@@ -151,6 +151,16 @@ export const display = (root: Root, real: string): string => {
 }
 
 /**
+ * What to put before a path relative to the directory `resolved` to name it in results: the
+ * directory's own name and a `/` (nothing for the workspace root itself).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const displayPrefix = (resolved: Resolved): string =>
+  resolved.display === "." ? "" : resolved.display.endsWith("/") ? resolved.display : `${resolved.display}/`
+
+/**
  * Checks the shape of a path argument: a non-empty string without NUL bytes.
  *
  * @since 0.1.0

@@ -107,5 +107,12 @@ export const oracleFlags = [
   "!.git"
 ] as const
 
+/** A sorted copy. */
+export const sortedCopy = <A>(items: ReadonlyArray<A>, order?: (a: A, b: A) => number): Array<A> => {
+  const copy = [...items]
+  copy.sort(order)
+  return copy
+}
+
 /** Strips ripgrep's `./` prefix. */
 export const plain = (relative: string): string => (relative.startsWith("./") ? relative.slice(2) : relative)

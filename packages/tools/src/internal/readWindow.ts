@@ -13,7 +13,7 @@ const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
 
 /** Read size while collecting a window: a window is at most the byte budget plus clipped tails. */
-const WINDOW_CHUNK_BYTES = 256 * 1024
+const WINDOW_CHUNK_BYTES = 64 * 1024
 
 /**
  * Bytes of a window read on the calling thread. A page is one or two short reads from the page

@@ -9,9 +9,8 @@ import * as IgnoreRules from "../IgnoreRules.js"
 
 /** A file found by the walk. */
 export interface WalkedFile {
-  /** Path relative to the walk's root, with `/`. */
-  readonly relative: string
-  readonly absolute: string
+  /** `prefix` + the path relative to the walk's root (with `/`): how results name it. */
+  readonly display: string
   /** Modification time in ms (fractional), from `lstat`. */
   readonly mtimeMs: number
 }
@@ -34,6 +33,17 @@ const STATS_PER_TURN = 2048
 
 type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Array<fs.Dirent>) => void
 
+/**
+ * The literal every matching file name ends with, when the pattern's last segment is `*` and a
+ * literal (`**\/*.ts` -> `.ts`). Files without it are dropped as their directory is read, before
+ * fast-glob sees them: they could not match anyway, and most files of a tree are such files.
+ */
+const fileSuffixOf = (pattern: string): string | undefined => {
+  const last = pattern.slice(pattern.lastIndexOf("/") + 1)
+  const match = /^\*([^*?[\]{}()!+@\\]+)$/.exec(last)
+  return match?.[1]
+}
+
 const isIgnoreFileName = (name: string): boolean =>
   name === ".gitignore" || name === ".ignore" || name === ".rgignore" || name === IgnoreRules.gitDirName
 
@@ -45,9 +55,11 @@ const isIgnoreFileName = (name: string): boolean =>
 export const walk = async (
   root: string,
   pattern: string,
+  prefix: string,
   signal?: AbortSignal
 ): Promise<Array<WalkedFile>> => {
   const tree = IgnoreRules.tree(root)
+  const suffix = fileSuffixOf(pattern)
   let reads = 0
   const readdir = (dir: string, _options: unknown, callback: ReaddirCallback): void => {
     const answer = (error: NodeJS.ErrnoException | null, entries: Array<fs.Dirent>) => {
@@ -71,7 +83,8 @@ export const walk = async (
     for (const dirent of dirents) {
       const isDirectory = dirent.isDirectory()
       // symlinks, sockets, FIFOs and devices are never listed (symlinks are not followed)
-      if (!isDirectory && !dirent.isFile()) continue
+      if (!isDirectory && (!dirent.isFile() || (suffix !== undefined && !dirent.name.endsWith(suffix))))
+        continue
       if (dirent.name === IgnoreRules.gitDirName) continue
       if (
         level !== undefined &&
@@ -108,7 +121,7 @@ export const walk = async (
     // a file that vanished since the walk saw it is dropped
     const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
     if (stats === undefined || !stats.isFile()) continue
-    files.push({ relative, absolute, mtimeMs: stats.mtimeMs })
+    files.push({ display: prefix + relative, mtimeMs: stats.mtimeMs })
   }
   return files
 }
