@@ -202,6 +202,12 @@ const MAX_BATCH_ARGUMENT_BYTES = 1024 * 1024
  * matches are.
  */
 const BATCH_RETENTION_BUDGETS = 8
+/**
+ * Largest ripgrep JSON record held whole. A match in a line of many megabytes (minified or
+ * generated files) makes a record that size; larger ones keep only their two ends, which hold
+ * everything a clipped line needs, so memory stays bounded however long a line is.
+ */
+const MAX_JSON_RECORD_BYTES = 16 * 1024 * 1024
 /** `lstat` calls between two yields of the listing loop. */
 const STATS_PER_SLICE = 2048
 
@@ -227,6 +233,8 @@ interface FileHits {
   bytes: number
   /** Count and files modes (and probes): matching lines, or 1 for "has a match". */
   matchedLines: number
+  /** Lines too long to place (their line number was not recoverable); reported in the notice. */
+  unplaced: number
 }
 
 const normalizeMode = (mode: typeof OutputMode.Type | undefined): Mode =>
@@ -397,9 +405,12 @@ const validatePattern = (
 const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined, glob: string | undefined) =>
   Effect.gen(function* () {
     const relatives: Array<string> = []
-    const splitter = Rg.recordSplitter(0, (record) => {
-      const relative = record.toString("utf8")
-      relatives.push(relative.startsWith("./") ? relative.slice(2) : relative)
+    const splitter = Rg.recordSplitter({
+      separator: 0,
+      onRecord: (record) => {
+        const relative = record.toString("utf8")
+        relatives.push(relative.startsWith("./") ? relative.slice(2) : relative)
+      }
     })
     const exit = yield* Rg.run(
       rg,
@@ -463,6 +474,7 @@ const collect = (c: CollectInput) =>
     let matchCount = 0
     const matchFiles = new Set<string>()
     let clippedLines = 0
+    let unplaced = 0
     let leftOver = false
     let next = 0
     let batchSize = FIRST_BATCH_FILES
@@ -490,6 +502,7 @@ const collect = (c: CollectInput) =>
       for (const candidate of batch) {
         const hits = outcome.hits.get(candidate.relative)
         if (hits === undefined) continue
+        unplaced += hits.unplaced
         if (hits.matchedLines === 0 && hits.lines.length === 0) continue
         // the files Read refuses are skipped silently (spec §6.3)
         if (
@@ -543,7 +556,8 @@ const collect = (c: CollectInput) =>
       counts,
       matchCount,
       matchFiles: matchFiles.size,
-      clippedLines
+      clippedLines,
+      unplaced
     })
   })
 
@@ -561,57 +575,88 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
     const hitsOf = (relative: string): FileHits => {
       let found = hits.get(relative)
       if (found === undefined) {
-        found = { lines: [], bytes: 0, matchedLines: 0 }
+        found = { lines: [], bytes: 0, matchedLines: 0, unplaced: 0 }
         hits.set(relative, found)
       }
       return found
     }
     let stopRun: (() => void) | undefined
-    const onRecord = (record: Buffer) => {
-      // cheap look at the message type before parsing: most records of the other modes are skipped
-      const head = record.subarray(0, 20).toString("latin1")
-      if (mode === "filesWithMatches") {
-        if (!head.startsWith('{"type":"begin"')) return
-        const message = JSON.parse(record.toString("utf8"))
-        hitsOf(decodeData(message.data?.path)).matchedLines = 1
-        return
-      }
-      if (mode === "count") {
-        if (!head.startsWith('{"type":"end"')) return
-        const message = JSON.parse(record.toString("utf8"))
-        const matched = Number(message.data?.stats?.matched_lines ?? 0)
-        if (matched > 0) hitsOf(decodeData(message.data?.path)).matchedLines = matched
-        return
-      }
-      const isMatch = head.startsWith('{"type":"match"')
-      if (!isMatch && !head.startsWith('{"type":"context"')) return
-      const message = JSON.parse(record.toString("utf8"))
-      const file = hitsOf(decodeData(message.data?.path))
-      const first = Number(message.data?.line_number ?? 0)
-      const pieces = decodeData(message.data?.lines).split("\n")
-      if (pieces.length > 1 && pieces[pieces.length - 1] === "") pieces.pop()
-      for (let k = 0; k < pieces.length; k++) {
-        // only what could still be shown is kept (one entry more, to know the result is capped)
-        if (file.lines.length > entriesLeft || file.bytes > bytesLeft) return
-        const raw = pieces[k]!.endsWith("\r") ? pieces[k]!.slice(0, -1) : pieces[k]!
-        const clipped = LineClip.clipLine(raw, maxLineChars)
-        const size = Buffer.byteLength(`:${first + k}:${clipped.text}`) + 1
-        file.lines.push({
-          line: first + k,
-          text: clipped.text,
-          context: !isMatch,
-          clipped: clipped.clippedLines > 0,
-          size
-        })
-        file.bytes += size
-        retained += size
-      }
+    const keepLine = (file: FileHits, line: number, raw: string, isMatch: boolean, forceClipped: boolean) => {
+      const clipped = LineClip.clipLine(raw, maxLineChars)
+      const size = Buffer.byteLength(`:${line}:${clipped.text}`) + 1
+      file.lines.push({
+        line,
+        text: clipped.text,
+        context: !isMatch,
+        clipped: forceClipped || clipped.clippedLines > 0,
+        size
+      })
+      file.bytes += size
+      retained += size
+    }
+    // only what could still be shown is kept (one entry more, to know the result is capped)
+    const full = (file: FileHits) => file.lines.length > entriesLeft || file.bytes > bytesLeft
+    const afterLine = () => {
       if (batch.length > 1 && retained > retentionLimit && !overflowed) {
         overflowed = true
         stopRun?.()
       }
     }
-    const splitter = Rg.recordSplitter(0x0a, onRecord)
+    const onRecord = (record: Buffer) => {
+      const message = JSON.parse(record.toString("utf8"))
+      const file = hitsOf(decodeData(message.data?.path))
+      if (mode === "filesWithMatches") {
+        file.matchedLines = 1
+        return
+      }
+      if (mode === "count") {
+        file.matchedLines = Number(message.data?.stats?.matched_lines ?? 0)
+        return
+      }
+      const first = Number(message.data?.line_number ?? 0)
+      const pieces = decodeData(message.data?.lines).split("\n")
+      if (pieces.length > 1 && pieces[pieces.length - 1] === "") pieces.pop()
+      for (let k = 0; k < pieces.length && !full(file); k++) {
+        const piece = pieces[k]!
+        keepLine(
+          file,
+          first + k,
+          piece.endsWith("\r") ? piece.slice(0, -1) : piece,
+          message.type === "match",
+          false
+        )
+      }
+      afterLine()
+    }
+    // a line of many megabytes: only its start is needed, so its record is never held whole
+    const onOversized = (head: Buffer, tail: Buffer) => {
+      const recovered = Rg.oversizedLine(head, tail, maxLineChars)
+      if (recovered === undefined) return
+      const file = hitsOf(recovered.path)
+      if (recovered.line === undefined) {
+        file.unplaced++
+        return
+      }
+      if (!full(file)) keepLine(file, recovered.line, recovered.text, recovered.isMatch, true)
+      afterLine()
+    }
+    // the records each mode needs, recognised by their first bytes and never held otherwise
+    const wanted =
+      mode === "filesWithMatches"
+        ? ['{"type":"begin"']
+        : mode === "count"
+          ? ['{"type":"end"']
+          : ['{"type":"match"', '{"type":"context"']
+    const splitter = Rg.recordSplitter({
+      separator: 0x0a,
+      onRecord,
+      wants: (start) => {
+        const text = start.toString("latin1")
+        return wanted.some((prefix) => text.startsWith(prefix))
+      },
+      maxRecordBytes: MAX_JSON_RECORD_BYTES,
+      onOversized
+    })
     const maxCount =
       probing || c.mode === "filesWithMatches"
         ? ["--max-count=1"]
@@ -646,6 +691,7 @@ interface Assembly {
   readonly matchCount: number
   readonly matchFiles: number
   readonly clippedLines: number
+  readonly unplaced: number
 }
 
 const assemble = (c: CollectInput, a: Assembly): GrepResult => {
@@ -669,6 +715,11 @@ const assemble = (c: CollectInput, a: Assembly): GrepResult => {
   if (a.clippedLines > 0) {
     sentences.push(
       `${Input.plural(a.clippedLines, "line")} longer than ${budgets.maxLineChars} characters ${a.clippedLines === 1 ? "was" : "were"} clipped; Read the file for the rest.`
+    )
+  }
+  if (a.unplaced > 0) {
+    sentences.push(
+      `${Input.plural(a.unplaced, "match")} in lines too long to number (over ${MAX_JSON_RECORD_BYTES / 1024 / 1024}MB of output) ${a.unplaced === 1 ? "was" : "were"} left out; Grep with a narrower pattern or Read around it.`
     )
   }
   const truncation: Truncation.Truncation | undefined =

@@ -499,3 +499,47 @@ describe("Grep laws", () => {
     { fastCheck: { numRuns: 20 } }
   )
 })
+
+describe("Grep on very long lines", () => {
+  it.scopedLive("a match in a 20 MB line comes back numbered and clipped, the line never held whole", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv()
+      const long = `${"é".repeat(1000)}"\\\t${"x".repeat(20 * 1024 * 1024)} needle`
+      writeTree(env.workspace, { "min.js": `first\n${long}\nneedle too\n` })
+      const result = asContent(
+        rightOf(yield* grep({ pattern: "needle", outputMode: "content" }).pipe(Effect.provide(env.context)))
+      )
+      assert.deepStrictEqual(
+        result.matches.map((m) => [m.line, [...m.text].length]),
+        [
+          [2, 2000],
+          [3, 10]
+        ]
+      )
+      assert.strictEqual(result.matches[0]!.text, [...long].slice(0, 2000).join(""))
+      assert.strictEqual(result.truncation?.clippedLines, 1)
+    })
+  )
+
+  it("the two kept ends of an oversized record give path, line and the start of the text", () => {
+    const record = JSON.stringify({
+      type: "match",
+      data: {
+        path: { text: 'dir/a "b".js' },
+        lines: { text: `😀\\"${"y".repeat(5000)}\n` },
+        line_number: 42,
+        absolute_offset: 7,
+        submatches: [{ match: { text: "y" }, start: 0, end: 1 }]
+      }
+    })
+    const bytes = Buffer.from(record)
+    for (const cut of [10, 11, 12, 13, 14, 100]) {
+      const found = Rg.oversizedLine(bytes.subarray(0, 80 + cut), bytes.subarray(bytes.length - 200), 3)
+      assert.strictEqual(found?.path, 'dir/a "b".js')
+      assert.strictEqual(found?.line, 42)
+      assert.isTrue(found?.isMatch)
+      assert.isTrue(`😀\\"${"y".repeat(5000)}`.startsWith(found?.text ?? "-"), found?.text)
+      assert.strictEqual(Utf8.decode(Utf8.encode(found!.text)), found!.text)
+    }
+  })
+})

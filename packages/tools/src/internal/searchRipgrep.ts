@@ -120,35 +120,153 @@ export const run = (
     })
   })
 
+/** Options of `recordSplitter`. */
+export interface SplitterOptions {
+  readonly separator: number
+  /** Receives each complete record (without its separator). */
+  readonly onRecord: (record: Buffer) => void
+  /**
+   * Decides from a record's first `DECIDE_BYTES` bytes whether it is wanted; an unwanted record is
+   * skipped without being held in memory. Default: every record is wanted.
+   */
+  readonly wants?: ((start: Buffer) => boolean) | undefined
+  /** Records larger than this are not held whole; `onOversized` gets their head and tail. */
+  readonly maxRecordBytes?: number | undefined
+  readonly onOversized?: ((head: Buffer, tail: Buffer) => void) | undefined
+}
+
+/** Bytes of a record `wants` gets to see: enough for ripgrep's `{"type":"context"`. */
+export const DECIDE_BYTES = 24
+
+/** How much of an oversized record is kept at each end. */
+export const OVERSIZED_KEEP_BYTES = 256 * 1024
+
 /**
- * Splits a byte stream into records ending in `separator`, handing each complete record on.
+ * Splits a byte stream into records ending in `separator`, in memory bounded by
+ * `maxRecordBytes` (plus the kept ends of an oversized record) whatever the record sizes.
  */
-export const recordSplitter = (separator: number, onRecord: (record: Buffer) => void) => {
-  // pieces of a record that spans chunks, joined once its separator arrives (linear, not quadratic)
+export const recordSplitter = (options: SplitterOptions) => {
+  const { separator, onRecord, wants } = options
+  const maxRecordBytes = options.maxRecordBytes ?? Number.POSITIVE_INFINITY
   let pieces: Array<Buffer> = []
+  let size = 0
+  let decided = wants === undefined
+  let skipping = false
+  let head: Buffer | undefined
+
+  const reset = () => {
+    pieces = []
+    size = 0
+    decided = wants === undefined
+    skipping = false
+    head = undefined
+  }
+
+  const append = (segment: Buffer) => {
+    if (segment.length === 0) return
+    if (skipping) return
+    pieces.push(segment)
+    size += segment.length
+    if (!decided && size >= DECIDE_BYTES) {
+      decided = true
+      if (!wants!(Buffer.concat(pieces).subarray(0, DECIDE_BYTES))) {
+        skipping = true
+        pieces = []
+        return
+      }
+    }
+    if (size > maxRecordBytes) {
+      // keep the first bytes once, then only a window of the last bytes
+      head ??= Buffer.concat(pieces).subarray(0, OVERSIZED_KEEP_BYTES)
+      let kept = pieces.reduce((sum, piece) => sum + piece.length, 0)
+      while (pieces.length > 1 && kept - pieces[0]!.length >= OVERSIZED_KEEP_BYTES)
+        kept -= pieces.shift()!.length
+    }
+  }
+
+  const finish = () => {
+    if (!skipping && pieces.length > 0) {
+      if (!decided && !wants!(Buffer.concat(pieces))) {
+        // a short record nobody wants
+      } else if (head !== undefined) {
+        const tail = Buffer.concat(pieces)
+        options.onOversized?.(head, tail.subarray(Math.max(0, tail.length - OVERSIZED_KEEP_BYTES)))
+      } else {
+        onRecord(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces))
+      }
+    }
+    reset()
+  }
+
   return {
     push(chunk: Buffer): void {
       let start = 0
       for (let at = chunk.indexOf(separator); at !== -1; at = chunk.indexOf(separator, start)) {
-        const piece = chunk.subarray(start, at)
-        if (pieces.length === 0) {
-          onRecord(piece)
-        } else {
-          pieces.push(piece)
-          const record = Buffer.concat(pieces)
-          pieces = []
-          onRecord(record)
-        }
+        append(chunk.subarray(start, at))
+        finish()
         start = at + 1
       }
-      if (start < chunk.length) pieces.push(chunk.subarray(start))
+      append(chunk.subarray(start))
     },
     /** The last record when the stream did not end with a separator. */
     end(): void {
-      if (pieces.length > 0) onRecord(Buffer.concat(pieces))
-      pieces = []
+      finish()
     }
   }
+}
+
+/** What can be recovered from an oversized `match` / `context` record. */
+export interface OversizedLine {
+  readonly isMatch: boolean
+  readonly path: string
+  /** Unknown when the record's middle (where ripgrep puts it) was not kept. */
+  readonly line: number | undefined
+  /** The start of the line's text (a few times `wantChars` long at most). */
+  readonly text: string
+}
+
+const RECORD_START = /^\{"type":"(match|context)","data":\{"path":\{"(text|bytes)":"((?:[^"\\]|\\.)*)"\}/
+const LINE_NUMBER = /\},"line_number":(\d+),"absolute_offset":\d+,"submatches":\[/g
+
+/**
+ * Recovers path, line number and the start of the text from the two kept ends of a record too
+ * large to hold (a match in a line of many megabytes), without parsing the whole record.
+ */
+export const oversizedLine = (head: Buffer, tail: Buffer, wantChars: number): OversizedLine | undefined => {
+  const start = head.toString("utf8")
+  const opening = RECORD_START.exec(start)
+  if (opening === null) return undefined
+  const path =
+    opening[2] === "text"
+      ? (JSON.parse(`"${opening[3]}"`) as string)
+      : Buffer.from(JSON.parse(`"${opening[3]}"`) as string, "base64").toString("utf8")
+  const rest = start.slice(opening[0].length)
+  const lines = /^,"lines":\{"(text|bytes)":"/.exec(rest)
+  if (lines === null) return undefined
+  // JSON escapes take up to 6 characters per character: this much source holds wantChars of text
+  let body = rest.slice(lines[0].length, lines[0].length + wantChars * 6 + 16)
+  const close = /(?<!\\)(?:\\\\)*"/.exec(body)
+  if (close !== null) body = body.slice(0, close.index + close[0].length - 1)
+  let text: string | undefined
+  if (lines[1] === "bytes") {
+    text = Buffer.from(body.slice(0, body.length - (body.length % 4)), "base64").toString("utf8")
+  } else {
+    // the cut may end inside an escape sequence (at most 6 characters): back off until it parses
+    for (let drop = 0; drop <= 6 && text === undefined && drop <= body.length; drop++) {
+      try {
+        text = JSON.parse(`"${body.slice(0, body.length - drop)}"`) as string
+      } catch {
+        text = undefined
+      }
+    }
+  }
+  if (text === undefined) return undefined
+  // a surrogate pair cut in half leaves its first half: drop it
+  if (/[\ud800-\udbff]$/.test(text)) text = text.slice(0, -1)
+  let line: number | undefined
+  const end = tail.toString("latin1")
+  for (const found of end.matchAll(LINE_NUMBER)) line = Number(found[1])
+  return { isMatch: opening[1] === "match", path, line, text: text.split("\n")[0]!.replace(/\r$/, "") }
 }
 
 /** ripgrep's error text, without its `rg: ` prefixes, each line and the whole bounded. */
