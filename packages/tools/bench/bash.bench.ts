@@ -1,0 +1,273 @@
+// The Bash tool under load, each subject against a baseline measured in the same run.
+//
+// 1. Throughput and memory: 1 GiB of output (`head -c 1073741824 /dev/zero | tr '\0' a | fold -w 100`,
+//    10.7M lines) through Bash.run with a chunk consumer, against a bare Node drain of the same
+//    command (child_process.spawn, counting bytes). Each run is a child process of its own, so its
+//    peak RSS is its own; the runs are interleaved and the best wall time of each kind compared.
+//    The baseline spawns the command the way the tool must (detached: its own session and process
+//    group). On Linux a new session is a new scheduler autogroup, which on a loaded machine alone
+//    costs 15-35% of wall time against an attached spawn: that is the kernel's fairness between
+//    sessions, not toolcap's overhead, so the attached drain is printed for information only.
+//    The children run this file bundled to plain JavaScript (esbuild, which tsx ships), as a host
+//    would run compiled code: the tsx loader alone holds ~140 MB of RSS, which is not the tool's.
+//    Targets: wall-time ratio <= 1.15, peak RSS of a Bash-tool run <= 150 MB.
+// 2. Stopping: from the deadline to the returned TOOL_TIMEOUT, for a tree that obeys SIGTERM
+//    (three sleeps, one orphaned), in a bundled child as well. The deadline is read from the Effect
+//    Clock the tool sleeps on (a recording Clock around the default one). Target: median <= 100 ms.
+//    The baseline is a bare `kill(-pgid)` of the same tree plus Node's exit event.
+//
+// Data and spill files live in a temp dir removed at the end.
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { Budgets } from "@toolcap/limits"
+import { Scratch } from "@toolcap/spill"
+// the modules themselves, not the barrel, so the children load what a Bash host loads
+import * as Bash from "../src/Bash.js"
+import * as Workspace from "../src/Workspace.js"
+import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Order from "effect/Order"
+
+const GIB_COMMAND = "head -c 1073741824 /dev/zero | tr '\\0' a | fold -w 100"
+// fold ends 10737418 full lines with a newline; the last 24 characters have none
+const GIB_OUTPUT_BYTES = 1073741824 + Math.floor(1073741824 / 100)
+const ROUNDS = 4
+const RATIO_TARGET = 1.15
+const RSS_TARGET_MB = 150
+const TREE_COMMAND = "sleep 30 & (sleep 30 &); exec sleep 30"
+const STOP_ROUNDS = 11
+const STOP_TARGET_MS = 100
+
+interface ChildReport {
+  readonly wallMs: number
+  readonly peakRssMb: number
+  readonly bytes: number
+}
+
+const peakRssMb = () => process.resourceUsage().maxRSS / 1024
+
+const layerIn = (dir: string) => {
+  const workspace = path.join(dir, "workspace")
+  fs.mkdirSync(workspace, { recursive: true })
+  return Layer.mergeAll(
+    Budgets.layer,
+    Workspace.layer({ root: workspace }).pipe(Layer.orDie),
+    Scratch.layer({ dataDir: path.join(dir, "data"), sessionId: "bench" }).pipe(
+      Layer.provide(Layer.merge(NodeFileSystem.layer, Budgets.layer)),
+      Layer.orDie
+    )
+  )
+}
+
+/** Child: 1 GiB through the Bash tool, counting the characters of every chunk. */
+const toolRun = async (dir: string): Promise<ChildReport> => {
+  let bytes = 0
+  const layer = layerIn(dir)
+  const start = performance.now()
+  const result = await Effect.runPromise(
+    Bash.run(
+      { command: GIB_COMMAND, timeout: 300 },
+      { onChunk: (chunk) => void (bytes += chunk.data.length) }
+    ).pipe(Effect.provide(layer))
+  )
+  const wallMs = performance.now() - start
+  if (result.truncation.stdout?.totalBytes !== GIB_OUTPUT_BYTES)
+    throw new Error("the tool saw a different output")
+  return { wallMs, peakRssMb: peakRssMb(), bytes }
+}
+
+/** Child: the same command drained by bare Node, spawned detached like the tool does, or not. */
+const drainRun = (detached: boolean): Promise<ChildReport> =>
+  new Promise((resolve, reject) => {
+    let bytes = 0
+    const start = performance.now()
+    const child = spawn("bash", ["-c", GIB_COMMAND], { stdio: ["ignore", "pipe", "pipe"], detached })
+    child.stdout.on("data", (chunk: Buffer) => void (bytes += chunk.length))
+    child.stderr.resume()
+    child.on("error", reject)
+    child.on("close", () => resolve({ wallMs: performance.now() - start, peakRssMb: peakRssMb(), bytes }))
+  })
+
+/** Bundles this file into `dir` with the esbuild that tsx depends on (no dependency of our own). */
+const bundleChild = async (dir: string): Promise<string> => {
+  const fromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))
+  const esbuild = fromTsx("esbuild") as { build: (options: Record<string, unknown>) => Promise<unknown> }
+  const outfile = path.join(dir, "bash-bench-child.mjs")
+  await esbuild.build({
+    entryPoints: [fileURLToPath(import.meta.url)],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    conditions: ["@toolcap/source"],
+    outfile,
+    logLevel: "error"
+  })
+  return outfile
+}
+
+type Mode = "tool" | "drain" | "drain-attached"
+
+const runChild = (bundle: string, mode: Mode, dir: string): Promise<ChildReport> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bundle, `--child=${mode}`, dir], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as ChildReport) : reject(new Error(`${mode} child exited ${code}`))
+    )
+  })
+
+const median = (xs: ReadonlyArray<number>): number => Arr.sort(xs, Order.number)[Math.floor(xs.length / 2)]!
+const best = (xs: ReadonlyArray<number>): number => Math.min(...xs)
+const fmt = (n: number, digits = 0) => n.toFixed(digits)
+
+/** The default Clock, telling `onSleep` the length of every sleep as it starts. */
+const recordingClock = (onSleep: (ms: number) => void): Clock.Clock => {
+  const base = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis(),
+    currentTimeMillis: base.currentTimeMillis,
+    unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
+    currentTimeNanos: base.currentTimeNanos,
+    sleep: (duration) => {
+      onSleep(Duration.toMillis(duration))
+      return base.sleep(duration)
+    }
+  }
+}
+
+/** Bare baseline of stopping: spawn the tree, kill its group, wait for Node's exit event. */
+const bareStop = (): Promise<number> =>
+  new Promise((resolve) => {
+    const child = spawn("bash", ["-c", TREE_COMMAND], { stdio: "ignore", detached: true })
+    child.once("spawn", () =>
+      setTimeout(() => {
+        const start = performance.now()
+        child.once("exit", () => resolve(performance.now() - start))
+        process.kill(-child.pid!, "SIGTERM")
+      }, 200)
+    )
+  })
+
+interface StopReport {
+  /** Milliseconds from the deadline to the returned TOOL_TIMEOUT, per round. */
+  readonly stops: ReadonlyArray<number>
+  /** Milliseconds from a bare kill(-pgid) of the same tree to Node's exit event, per round. */
+  readonly bare: ReadonlyArray<number>
+}
+
+/** Child: stop a SIGTERM-respecting tree by timeout, STOP_ROUNDS times, with its bare baseline. */
+const stopRun = async (dir: string): Promise<StopReport> => {
+  const layer = layerIn(dir)
+  const stops: Array<number> = []
+  const bare: Array<number> = []
+  for (let round = 0; round < STOP_ROUNDS; round++) {
+    bare.push(await bareStop())
+    let deadline = Number.NaN
+    const clock = recordingClock((ms) => {
+      // the first sleep of the timeout's length is the deadline (the drain grace may sleep as long later)
+      if (ms === 1000 && Number.isNaN(deadline)) deadline = performance.now() + ms
+    })
+    const outcome = await Effect.runPromise(
+      Bash.run({ command: TREE_COMMAND, timeout: 1 }).pipe(
+        Effect.provide(layer),
+        Effect.either,
+        Effect.withClock(clock)
+      )
+    )
+    const returned = performance.now()
+    if (Either.isRight(outcome) || outcome.left.code !== "TOOL_TIMEOUT")
+      throw new Error("expected TOOL_TIMEOUT")
+    if (outcome.left.killedPids.length < 3) throw new Error("expected the whole tree to be signalled")
+    stops.push(returned - deadline)
+  }
+  return { stops, bare }
+}
+
+const runStopChild = (bundle: string, dir: string): Promise<StopReport> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bundle, "--child=stop", dir], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as StopReport) : reject(new Error(`stop child exited ${code}`))
+    )
+  })
+
+const main = async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bash-bench-"))
+  let failed = false
+  try {
+    // 1. throughput and memory, interleaved
+    const bundle = await bundleChild(dir)
+    const tool: Array<ChildReport> = []
+    const drain: Array<ChildReport> = []
+    const attached: Array<ChildReport> = []
+    for (let round = 0; round < ROUNDS; round++) {
+      drain.push(await runChild(bundle, "drain", dir))
+      tool.push(await runChild(bundle, "tool", dir))
+      attached.push(await runChild(bundle, "drain-attached", dir))
+    }
+    for (const report of [...tool, ...drain, ...attached]) {
+      if (report.bytes !== GIB_OUTPUT_BYTES)
+        throw new Error(`a run saw ${report.bytes} bytes, not ${GIB_OUTPUT_BYTES}`)
+    }
+    const ratio = best(tool.map((r) => r.wallMs)) / best(drain.map((r) => r.wallMs))
+    const ratioOk = ratio <= RATIO_TARGET
+    console.log(
+      `1 GiB through Bash.run: ${fmt(best(tool.map((r) => r.wallMs)))} ms (median ${fmt(median(tool.map((r) => r.wallMs)))}) vs baseline bare Node drain ${fmt(best(drain.map((r) => r.wallMs)))} ms (median ${fmt(median(drain.map((r) => r.wallMs)))}) — ratio ${fmt(ratio, 2)} (target <= ${RATIO_TARGET}) ${ratioOk ? "OK" : "MISSED"}`
+    )
+    console.log(
+      `(information) bare Node drain spawned attached, in the bench's own session: ${fmt(best(attached.map((r) => r.wallMs)))} ms (median ${fmt(median(attached.map((r) => r.wallMs)))})`
+    )
+    const rss = Math.max(...tool.map((r) => r.peakRssMb))
+    const rssOk = rss <= RSS_TARGET_MB
+    console.log(
+      `peak RSS of a Bash-tool run: ${fmt(rss)} MB vs baseline bare Node drain ${fmt(Math.max(...drain.map((r) => r.peakRssMb)))} MB (same bundle) — target <= ${RSS_TARGET_MB} MB ${rssOk ? "OK" : "MISSED"}`
+    )
+    failed ||= !ratioOk || !rssOk
+
+    // 2. from the deadline to TOOL_TIMEOUT, in a bundled child too
+    const { stops, bare } = await runStopChild(bundle, dir)
+    const stopMedian = median(stops)
+    const stopOk = stopMedian <= STOP_TARGET_MS
+    console.log(
+      `deadline -> TOOL_TIMEOUT (SIGTERM-respecting tree of 3): median ${fmt(stopMedian)} ms (all: ${stops.map((ms) => fmt(ms)).join(", ")}) vs baseline bare kill(-pgid)+exit median ${fmt(median(bare), 1)} ms — target <= ${STOP_TARGET_MS} ms ${stopOk ? "OK" : "MISSED"}`
+    )
+    failed ||= !stopOk
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  process.exit(failed ? 1 : 0)
+}
+
+const childMode = process.argv.find((arg) => arg.startsWith("--child="))?.slice("--child=".length)
+if (childMode === "stop") {
+  process.stdout.write(JSON.stringify(await stopRun(process.argv.at(-1)!)))
+  process.exit(0)
+} else if (childMode === "tool" || childMode === "drain" || childMode === "drain-attached") {
+  const dir = process.argv.at(-1)!
+  const report = childMode === "tool" ? await toolRun(dir) : await drainRun(childMode === "drain")
+  process.stdout.write(JSON.stringify(report))
+  process.exit(0)
+} else {
+  await main()
+}
