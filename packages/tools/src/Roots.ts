@@ -62,24 +62,22 @@ export interface Resolved {
  * @category constructors
  */
 export const realPathOf = (absolute: string): { readonly real: string; readonly exists: boolean } => {
+  // find the deepest existing ancestor first: existsSync answers without building an exception
   let existing = absolute
   const rest: Array<string> = []
-  for (;;) {
-    try {
-      const real = fs.realpathSync.native(existing)
-      return {
-        real: rest.length === 0 ? real : path.join(real, ...rest),
-        exists: rest.length === 0
-      }
-    } catch (error) {
-      const parent = path.dirname(existing)
-      if (parent === existing || !isMissing(error)) {
-        // an unreadable ancestor: containment is judged on the lexical path, which is all we know
-        return { real: absolute, exists: false }
-      }
-      rest.unshift(path.basename(existing))
-      existing = parent
-    }
+  while (!fs.existsSync(existing)) {
+    const parent = path.dirname(existing)
+    if (parent === existing) break
+    rest.unshift(path.basename(existing))
+    existing = parent
+  }
+  try {
+    const real = fs.realpathSync.native(existing)
+    return { real: rest.length === 0 ? real : path.join(real, ...rest), exists: rest.length === 0 }
+  } catch {
+    // an unreadable ancestor, a symlink loop, a dangling link: containment is judged on the
+    // lexical path, which is all there is to know
+    return { real: absolute, exists: false }
   }
 }
 

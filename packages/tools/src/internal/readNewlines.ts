@@ -7,15 +7,14 @@
  * more than reading the bytes. The module is written out below, instruction by instruction; where
  * WebAssembly SIMD is unavailable the scan falls back to `indexOf`.
  *
- * File chunks are read straight into the module's memory, which holds two chunk slots so one slot
- * can be counted while the next chunk is read into the other.
+ * File chunks are read straight into the module's memory, so nothing is copied before counting.
  */
 
 /** Bytes per chunk slot: large enough that per-read overhead vanishes, small enough to stay cheap. */
 export const CHUNK_BYTES = 4 * 1024 * 1024
 
 const PAGE_BYTES = 64 * 1024
-const SLOTS = 2
+const SLOTS = 1
 
 const unsignedLeb = (value: number): Array<number> => {
   const out: Array<number> = []
@@ -138,7 +137,7 @@ const wasmModule = (): object | null => {
 }
 
 /**
- * Two chunk slots and a counter over them. Each scan takes its own (the memory is the scan's).
+ * Chunk slots and a counter over them. Each scan takes its own (the memory is the scan's).
  */
 export interface ScanBuffer {
   /** Slot `k` as a byte view; reads land here. */
@@ -148,7 +147,7 @@ export interface ScanBuffer {
 }
 
 const fallbackBuffer = (): ScanBuffer => {
-  const slots = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]
+  const slots = Array.from({ length: SLOTS }, () => Buffer.allocUnsafe(CHUNK_BYTES))
   return {
     slot: (k) => slots[k]!,
     count: (k, length) => countWithIndexOf(slots[k]!, length)
@@ -171,7 +170,10 @@ const createScanBuffer = (): ScanBuffer => {
   const instance = new wasmApi.Instance(module, {})
   const memory = instance.exports["memory"] as { readonly buffer: ArrayBuffer }
   const count = instance.exports["count"] as (p: number, n: number) => number
-  const slots = [0, 1].map((k) => new Uint8Array(memory.buffer, k * CHUNK_BYTES, CHUNK_BYTES))
+  const slots = Array.from(
+    { length: SLOTS },
+    (_, k) => new Uint8Array(memory.buffer, k * CHUNK_BYTES, CHUNK_BYTES)
+  )
   return {
     slot: (k) => slots[k]!,
     count: (k, length) => count(k * CHUNK_BYTES, length)
