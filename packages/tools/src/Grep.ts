@@ -192,6 +192,11 @@ const invalid = (field: string, reason: string) =>
  * few extra process starts, not one per file), up to a size where start-up cost no longer shows.
  */
 const FIRST_BATCH_FILES = 32
+/**
+ * In the files and count modes an entry is a whole file, and about half the files of a tree hit
+ * a common pattern: the first run there takes this many files per entry wanted.
+ */
+const FIRST_BATCH_FILES_PER_ENTRY = 2
 const BATCH_GROWTH = 4
 const MAX_BATCH_FILES = 16_384
 /** Path bytes per run, well inside Linux's 2 MiB argument space (shared with the environment). */
@@ -208,8 +213,6 @@ const BATCH_RETENTION_BUDGETS = 8
  * everything a clipped line needs, so memory stays bounded however long a line is.
  */
 const MAX_JSON_RECORD_BYTES = 16 * 1024 * 1024
-/** `lstat` calls between two yields of the listing loop. */
-const STATS_PER_SLICE = 2048
 
 interface Candidate {
   /** Path as ripgrep is given it (relative to `cwd`). */
@@ -404,12 +407,22 @@ const validatePattern = (
 /** The directory's files as ripgrep walks them, filtered by glob, dated, binary names dropped. */
 const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined, glob: string | undefined) =>
   Effect.gen(function* () {
-    const relatives: Array<string> = []
+    const keep = glob === undefined ? undefined : globFilter(glob)
+    const prefix = Roots.displayPrefix(target)
+    const candidates: Array<Candidate> = []
+    // each path is filtered and dated as ripgrep prints it, while it is still walking
     const splitter = Rg.recordSplitter({
       separator: 0,
       onRecord: (record) => {
-        const relative = record.toString("utf8")
-        relatives.push(relative.startsWith("./") ? relative.slice(2) : relative)
+        const printed = record.toString("utf8")
+        const relative = printed.startsWith("./") ? printed.slice(2) : printed
+        if (keep !== undefined && !keep(relative)) return
+        if (Option.isSome(Binary.byName(relative))) return
+        const absolute = target.realPath + path.sep + relative
+        // a file that vanished since it was listed is dropped
+        const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
+        if (stats === undefined || !stats.isFile()) return
+        candidates.push({ relative, absolute, display: prefix + relative, mtimeMs: stats.mtimeMs })
       }
     })
     const exit = yield* Rg.run(
@@ -429,18 +442,6 @@ const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined,
     if (exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)) {
       return yield* invalid("type", `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`)
     }
-    const keep = glob === undefined ? undefined : globFilter(glob)
-    const candidates: Array<Candidate> = []
-    const prefix = Roots.displayPrefix(target)
-    yield* Order.forEachSliced(relatives, STATS_PER_SLICE, (relative) => {
-      if (keep !== undefined && !keep(relative)) return
-      if (Option.isSome(Binary.byName(relative))) return
-      const absolute = target.realPath + path.sep + relative
-      // a file that vanished since the listing is dropped
-      const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
-      if (stats === undefined || !stats.isFile()) return
-      candidates.push({ relative, absolute, display: prefix + relative, mtimeMs: stats.mtimeMs })
-    })
     return candidates
   })
 
@@ -477,7 +478,10 @@ const collect = (c: CollectInput) =>
     let unplaced = 0
     let leftOver = false
     let next = 0
-    let batchSize = FIRST_BATCH_FILES
+    let batchSize =
+      mode === "content"
+        ? FIRST_BATCH_FILES
+        : Math.max(FIRST_BATCH_FILES, entryCap * FIRST_BATCH_FILES_PER_ENTRY)
 
     // the search goes on past a full result only until one more entry shows it was capped
     while (next < c.candidates.length && !leftOver) {

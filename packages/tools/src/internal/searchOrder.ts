@@ -62,20 +62,6 @@ export const budget = (maxEntries: number, maxLines: number, maxBytes: number) =
 /** UTF-8 size of an entry rendered as one line of text. */
 export const renderedBytes = (text: string): number => Buffer.byteLength(text) + 1
 
-/** Runs a step per item in slices, yielding between them so long loops stay interruptible. */
-export const forEachSliced = <A>(
-  items: ReadonlyArray<A>,
-  sliceSize: number,
-  step: (item: A) => void
-): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    for (let start = 0; start < items.length; start += sliceSize) {
-      if (start > 0) yield* Effect.yieldNow()
-      const end = Math.min(items.length, start + sliceSize)
-      for (let at = start; at < end; at++) step(items[at]!)
-    }
-  })
-
 /** Interrupts `effect` when `signal` aborts (an already aborted signal interrupts at once). */
 export const interruptOnAbort = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
