@@ -351,16 +351,17 @@ const search = (input: unknown) =>
     const validate = validatePattern(rg, cwd, decoded.pattern, matchFlags, pattern)
     const list = isDirectory
       ? listFiles(rg, target, decoded.type, decoded.glob)
-      : Effect.succeed<Array<Candidate>>([
-          {
-            relative: target.realPath,
-            absolute: target.realPath,
-            display: target.display,
-            mtimeMs: target.stats.mtimeMs
-          }
-        ])
+      : Effect.succeed(
+          fromArray([
+            {
+              relative: target.realPath,
+              absolute: target.realPath,
+              display: target.display,
+              mtimeMs: target.stats.mtimeMs
+            }
+          ])
+        )
     const [, candidates] = yield* Effect.all([validate, list], { concurrency: 2 })
-    candidates.sort(Order.newestFirst)
 
     const modeFlags =
       mode === "content"
@@ -404,13 +405,27 @@ const validatePattern = (
     return yield* new ToolError.ToolPatternInvalid({ pattern: source, reason: Rg.describeError(exit.stderr) })
   })
 
-/** The directory's files as ripgrep walks them, filtered by glob, dated, binary names dropped. */
+/**
+ * Files in search order, newest first, dated lazily: the candidate at an index is known once the
+ * files before it are.
+ */
+interface Candidates {
+  /** The candidate at `index`, or `undefined` past the last one. */
+  readonly at: (index: number) => Candidate | undefined
+}
+
+const fromArray = (items: ReadonlyArray<Candidate>): Candidates => ({ at: (index) => items[index] })
+
+/**
+ * The directory's files as ripgrep lists them, newest first (`--sortr=modified`), filtered by glob,
+ * binary names dropped. Only the files a search reaches are dated here (`lstat`), one group of
+ * equal modification times at a time, each group ordered by path: ripgrep's order leaves equal
+ * times in walk order, and a capped search of a large tree dates a few hundred files, not all.
+ */
 const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined, glob: string | undefined) =>
   Effect.gen(function* () {
     const keep = glob === undefined ? undefined : globFilter(glob)
-    const prefix = Roots.displayPrefix(target)
-    const candidates: Array<Candidate> = []
-    // each path is filtered and dated as ripgrep prints it, while it is still walking
+    const relatives: Array<string> = []
     const splitter = Rg.recordSplitter({
       separator: 0,
       onRecord: (record) => {
@@ -418,11 +433,7 @@ const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined,
         const relative = printed.startsWith("./") ? printed.slice(2) : printed
         if (keep !== undefined && !keep(relative)) return
         if (Option.isSome(Binary.byName(relative))) return
-        const absolute = target.realPath + path.sep + relative
-        // a file that vanished since it was listed is dropped
-        const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
-        if (stats === undefined || !stats.isFile()) return
-        candidates.push({ relative, absolute, display: prefix + relative, mtimeMs: stats.mtimeMs })
+        relatives.push(relative)
       }
     })
     const exit = yield* Rg.run(
@@ -431,6 +442,7 @@ const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined,
         ...Rg.commonFlags,
         "--files",
         "--null",
+        "--sortr=modified",
         ...(type !== undefined ? [`--type=${type}`] : []),
         ...Rg.excludeGitFlags,
         "--",
@@ -442,14 +454,56 @@ const listFiles = (rg: string, target: Roots.Resolved, type: string | undefined,
     if (exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)) {
       return yield* invalid("type", `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`)
     }
-    return candidates
+    return datedInOrder(relatives, target)
   })
+
+const datedInOrder = (relatives: ReadonlyArray<string>, target: Roots.Resolved): Candidates => {
+  const prefix = Roots.displayPrefix(target)
+  const dated: Array<Candidate> = []
+  let cursor = 0
+  // the first file of the next group, already dated
+  let held: Candidate | undefined
+  const date = (relative: string): Candidate | undefined => {
+    const absolute = target.realPath + path.sep + relative
+    // a file that vanished since it was listed is dropped
+    const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
+    return stats === undefined || !stats.isFile()
+      ? undefined
+      : { relative, absolute, display: prefix + relative, mtimeMs: stats.mtimeMs }
+  }
+  const extendTo = (index: number) => {
+    while (dated.length <= index) {
+      let first = held
+      held = undefined
+      while (first === undefined && cursor < relatives.length) first = date(relatives[cursor++]!)
+      if (first === undefined) return
+      const group = [first]
+      while (cursor < relatives.length) {
+        const next = date(relatives[cursor++]!)
+        if (next === undefined) continue
+        if (next.mtimeMs !== first.mtimeMs) {
+          held = next
+          break
+        }
+        group.push(next)
+      }
+      group.sort(Order.newestFirst)
+      for (const candidate of group) dated.push(candidate)
+    }
+  }
+  return {
+    at: (index) => {
+      extendTo(index)
+      return dated[index]
+    }
+  }
+}
 
 interface CollectInput {
   readonly rg: string
   readonly cwd: string
   readonly mode: Mode
-  readonly candidates: ReadonlyArray<Candidate>
+  readonly candidates: Candidates
   readonly flags: ReadonlyArray<string>
   readonly stdin: string | undefined
   readonly headLimit: number
@@ -464,14 +518,90 @@ interface BatchOutcome {
 }
 
 /** Searches the ordered candidates batch by batch until the cap, and assembles the result. */
+/** The next files for one ripgrep run: at most `size`, within the argument space. */
+const takeBatch = (candidates: Candidates, from: number, size: number): Array<Candidate> => {
+  const batch: Array<Candidate> = []
+  let argumentBytes = 0
+  for (let at = from; batch.length < size; at++) {
+    const candidate = candidates.at(at)
+    if (candidate === undefined) break
+    argumentBytes += Buffer.byteLength(candidate.relative) + 1
+    if (batch.length > 0 && argumentBytes > MAX_BATCH_ARGUMENT_BYTES) break
+    batch.push(candidate)
+  }
+  return batch
+}
+
+const isBinary = (candidate: Candidate, budgets: Budgets.BudgetsValue): boolean =>
+  Option.isSome(
+    Binary.detectSync(candidate.absolute, budgets.binarySniffBytes, budgets.binaryNonPrintableRatio)
+  )
+
+/**
+ * Count mode in two passes: find the newest files with a match, stopping each file at its first
+ * match, then count only the files that will be shown. Counting every file of a large first batch
+ * would format every match of files that never make the cut.
+ */
+const collectCounts = (c: CollectInput) =>
+  Effect.gen(function* () {
+    const { budgets } = c
+    const entryCap = Math.min(c.headLimit, budgets.searchMaxLines)
+    const finding: CollectInput = { ...c, mode: "filesWithMatches" }
+    const matched: Array<Candidate> = []
+    let next = 0
+    let batchSize = Math.max(FIRST_BATCH_FILES, entryCap * FIRST_BATCH_FILES_PER_ENTRY)
+    // one file more than can be shown tells whether the result is capped
+    while (c.candidates.at(next) !== undefined && matched.length <= entryCap) {
+      const batch = takeBatch(c.candidates, next, batchSize)
+      const outcome = yield* runBatch(finding, batch, entryCap + 1 - matched.length, Number.POSITIVE_INFINITY)
+      for (const candidate of batch) {
+        if (matched.length > entryCap) break
+        if ((outcome.hits.get(candidate.relative)?.matchedLines ?? 0) === 0) continue
+        if (!isBinary(candidate, budgets)) matched.push(candidate)
+      }
+      next += batch.length
+      batchSize = Math.min(MAX_BATCH_FILES, batchSize * BATCH_GROWTH)
+    }
+    const shown = fromArray(matched.slice(0, entryCap))
+    const tally = new Map<string, number>()
+    for (let at = 0; shown.at(at) !== undefined;) {
+      const batch = takeBatch(shown, at, MAX_BATCH_FILES)
+      const outcome = yield* runBatch(c, batch, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY)
+      for (const [relative, hits] of outcome.hits) tally.set(relative, hits.matchedLines)
+      at += batch.length
+    }
+    const gate = Order.budget(c.headLimit, budgets.searchMaxLines, budgets.searchMaxBytes)
+    const counts: Array<{ path: string; count: number }> = []
+    let leftOver = matched.length > entryCap
+    for (const candidate of matched.slice(0, entryCap)) {
+      const entry = { path: candidate.display, count: tally.get(candidate.relative) ?? 0 }
+      if (!gate.admit(Order.renderedBytes(`${entry.path}:${entry.count}`))) {
+        leftOver = true
+        break
+      }
+      counts.push(entry)
+    }
+    return assemble(c, {
+      gate,
+      truncated: leftOver,
+      contentLines: [],
+      files: [],
+      counts,
+      matchCount: 0,
+      matchFiles: 0,
+      clippedLines: 0,
+      unplaced: 0
+    })
+  })
+
 const collect = (c: CollectInput) =>
   Effect.gen(function* () {
     const { budgets, mode } = c
+    if (mode === "count") return yield* collectCounts(c)
     const gate = Order.budget(c.headLimit, budgets.searchMaxLines, budgets.searchMaxBytes)
     const entryCap = Math.min(c.headLimit, budgets.searchMaxLines)
     const contentLines: Array<GrepMatch> = []
     const files: Array<string> = []
-    const counts: Array<{ path: string; count: number }> = []
     let matchCount = 0
     const matchFiles = new Set<string>()
     let clippedLines = 0
@@ -484,15 +614,8 @@ const collect = (c: CollectInput) =>
         : Math.max(FIRST_BATCH_FILES, entryCap * FIRST_BATCH_FILES_PER_ENTRY)
 
     // the search goes on past a full result only until one more entry shows it was capped
-    while (next < c.candidates.length && !leftOver) {
-      const batch: Array<Candidate> = []
-      let argumentBytes = 0
-      for (let at = next; at < c.candidates.length && batch.length < batchSize; at++) {
-        const candidate = c.candidates[at]!
-        argumentBytes += Buffer.byteLength(candidate.relative) + 1
-        if (batch.length > 0 && argumentBytes > MAX_BATCH_ARGUMENT_BYTES) break
-        batch.push(candidate)
-      }
+    while (c.candidates.at(next) !== undefined && !leftOver) {
+      const batch = takeBatch(c.candidates, next, batchSize)
       const outcome = yield* runBatch(
         c,
         batch,
@@ -509,13 +632,7 @@ const collect = (c: CollectInput) =>
         unplaced += hits.unplaced
         if (hits.matchedLines === 0 && hits.lines.length === 0) continue
         // the files Read refuses are skipped silently (spec §6.3)
-        if (
-          Option.isSome(
-            Binary.detectSync(candidate.absolute, budgets.binarySniffBytes, budgets.binaryNonPrintableRatio)
-          )
-        ) {
-          continue
-        }
+        if (isBinary(candidate, budgets)) continue
         if (gate.full()) {
           leftOver = true
           break
@@ -523,10 +640,6 @@ const collect = (c: CollectInput) =>
         if (mode === "filesWithMatches") {
           if (!gate.admit(Order.renderedBytes(candidate.display))) leftOver = true
           else files.push(candidate.display)
-        } else if (mode === "count") {
-          const entry = { path: candidate.display, count: hits.matchedLines }
-          if (!gate.admit(Order.renderedBytes(`${entry.path}:${entry.count}`))) leftOver = true
-          else counts.push(entry)
         } else {
           for (const hit of hits.lines) {
             if (!gate.admit(Buffer.byteLength(candidate.display) + 1 + hit.size)) {
@@ -557,7 +670,7 @@ const collect = (c: CollectInput) =>
       truncated,
       contentLines,
       files,
-      counts,
+      counts: [],
       matchCount,
       matchFiles: matchFiles.size,
       clippedLines,
