@@ -341,6 +341,11 @@ const headline = (
       )
     }
   }
+  if (termination.unstoppable.length > 0) {
+    lines.push(
+      `could not stop ${termination.unstoppable.length} process(es) owned by another user: ${listPids(termination.unstoppable)}`
+    )
+  }
   return lines.join("\n")
 }
 
@@ -423,7 +428,7 @@ interface ExecuteOptions extends RunOptions {
   readonly gate?: Output.Gate | undefined
 }
 
-const noTermination: ProcessTree.Termination = { signalled: [], killed: [] }
+const noTermination: ProcessTree.Termination = { signalled: [], killed: [], unstoppable: [] }
 
 const execute = (
   input: unknown,

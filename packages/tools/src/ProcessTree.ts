@@ -119,13 +119,16 @@ export interface Termination {
   readonly signalled: ReadonlyArray<number>
   /** The pids that outlived the kill grace and were sent SIGKILL, ascending. */
   readonly killed: ReadonlyArray<number>
+  /** Members this host may not signal (another user's, e.g. run through sudo): not stopped, not waited for. */
+  readonly unstoppable: ReadonlyArray<number>
 }
 
 const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids), Order.number)
 
 /**
  * Stops the whole tree: SIGTERM, then SIGKILL after `killGraceMs`, and completes only once no
- * member is alive. Uninterruptible: once started it runs to the end.
+ * member is alive (except members this host may not signal, listed as `unstoppable`).
+ * Uninterruptible: once started it runs to the end.
  *
  * @since 0.1.0
  * @category constructors
@@ -136,36 +139,54 @@ export const terminate = (
 ): Effect.Effect<Termination> =>
   Effect.gen(function* () {
     const scan = makeScanner(tree)
+    // SIGTERM once per process; repeating it would make programs that treat a second SIGTERM as
+    // "force quit now" skip their cleanup
     const termed = new Set<string>()
     const signalled = new Set<number>()
     const killed = new Set<number>()
-    // SIGTERM once per process; repeating it would make programs that treat a second SIGTERM as
-    // "force quit now" skip their cleanup
-    const termNew = (live: ReadonlyArray<Proc.ProcessInfo>) => {
-      for (const info of live) {
+    // members this host may not signal (another user's, e.g. a command run through sudo) cannot be
+    // stopped: they are reported as `unstoppable` and not waited for
+    const denied = new Map<string, number>()
+    const stoppable = (alive: ReadonlyArray<Proc.ProcessInfo>) =>
+      alive.filter((info) => !denied.has(keyOf(info)))
+    const record = (info: Proc.ProcessInfo, outcome: Proc.SignalOutcome, kill: boolean) => {
+      if (outcome === "denied") denied.set(keyOf(info), info.pid)
+      if (outcome !== "sent") return
+      signalled.add(info.pid)
+      if (kill) killed.add(info.pid)
+    }
+    /** Signals the group once for all its members; a member may die of it and be reaped unseen. */
+    const signalGroup = (alive: ReadonlyArray<Proc.ProcessInfo>, signal: Proc.SignalName) => {
+      const inGroup = alive.filter((info) => info.pgid === tree.rootPid)
+      if (inGroup.length === 0 || !Proc.signalGroup(tree.rootPid, signal)) return new Set<string>()
+      for (const info of inGroup) record(info, Proc.probe(info.pid), signal === "SIGKILL")
+      return new Set(inGroup.map(keyOf))
+    }
+    const termNew = (alive: ReadonlyArray<Proc.ProcessInfo>) => {
+      for (const info of alive) {
         if (termed.has(keyOf(info))) continue
         termed.add(keyOf(info))
-        if (Proc.signalProcess(info.pid, "SIGTERM")) signalled.add(info.pid)
+        record(info, Proc.sendSignal(info.pid, "SIGTERM"), false)
+      }
+    }
+    const killAll = (alive: ReadonlyArray<Proc.ProcessInfo>) => {
+      const reached = signalGroup(alive, "SIGKILL")
+      for (const info of alive) {
+        if (!reached.has(keyOf(info))) record(info, Proc.sendSignal(info.pid, "SIGKILL"), true)
       }
     }
 
     const now = Effect.clockWith((clock) => clock.currentTimeMillis)
     let live = scan()
-    if (live.length === 0) return { signalled: [], killed: [] }
-    // a group member may die of the group signal and be reaped before it is signalled alone
-    if (live.some((info) => info.pgid === tree.rootPid) && Proc.signalGroup(tree.rootPid, "SIGTERM")) {
-      for (const info of live) {
-        if (info.pgid !== tree.rootPid) continue
-        termed.add(keyOf(info))
-        signalled.add(info.pid)
-      }
-    }
+    if (live.length === 0) return { signalled: [], killed: [], unstoppable: [] }
+    for (const key of signalGroup(live, "SIGTERM")) termed.add(key)
     termNew(live)
+    live = stoppable(live)
 
     /** Waits a poll step, then updates `live`: known members cheaply, everything when due. */
     let lastFullScan = yield* now
     let delay = 1
-    const step = (onNew: (live: ReadonlyArray<Proc.ProcessInfo>) => void, maxWait: number) =>
+    const step = (onNew: (alive: ReadonlyArray<Proc.ProcessInfo>) => void, maxWait: number) =>
       Effect.gen(function* () {
         yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(delay, maxWait))))
         delay = Math.min(delay * 2, MAX_POLL_MS)
@@ -178,6 +199,7 @@ export const terminate = (
         live = scan()
         lastFullScan = at
         onNew(live)
+        live = stoppable(live)
       })
 
     const deadline = (yield* now) + options.killGraceMs
@@ -187,23 +209,11 @@ export const terminate = (
       yield* step(termNew, deadline - at)
     }
 
-    const killAll = (alive: ReadonlyArray<Proc.ProcessInfo>) => {
-      if (alive.some((info) => info.pgid === tree.rootPid) && Proc.signalGroup(tree.rootPid, "SIGKILL")) {
-        for (const info of alive) {
-          if (info.pgid !== tree.rootPid) continue
-          signalled.add(info.pid)
-          killed.add(info.pid)
-        }
-      }
-      for (const info of alive) {
-        if (Proc.signalProcess(info.pid, "SIGKILL")) {
-          signalled.add(info.pid)
-          killed.add(info.pid)
-        }
-      }
-    }
     delay = 1
-    if (live.length > 0) killAll(live)
+    if (live.length > 0) {
+      killAll(live)
+      live = stoppable(live)
+    }
     while (live.length > 0) yield* step(killAll, MAX_POLL_MS)
-    return { signalled: sorted(signalled), killed: sorted(killed) }
+    return { signalled: sorted(signalled), killed: sorted(killed), unstoppable: sorted(denied.values()) }
   }).pipe(Effect.uninterruptible, Effect.withSpan("ProcessTree.terminate"))

@@ -1,7 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn, type ChildProcess } from "node:child_process"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { ProcessTree } from "@toolcap/tools"
 import { processesNamed } from "./bashFixtures.js"
 
@@ -103,7 +106,86 @@ describe("ProcessTree.terminate", () => {
         { rootPid: gone.pid!, runId: "none" },
         { killGraceMs: 100 }
       )
-      assert.deepStrictEqual(stopped, { signalled: [], killed: [] })
+      assert.deepStrictEqual(stopped, { signalled: [], killed: [], unstoppable: [] })
+    })
+  )
+})
+
+/**
+ * A member this host may not signal: the host runs as `nobody` and its tree holds a process that
+ * became root through a setuid copy of perl (what `sudo cmd` does). Needs root to set up.
+ */
+const unstoppableScript = (processTree: string, effect: string, perl: string, escalate: string) => `
+import * as Effect from ${JSON.stringify(effect)}
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as ProcessTree from ${JSON.stringify(processTree)}
+const named = (text) => fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).filter((p) => {
+  try { return fs.readFileSync("/proc/" + p + "/cmdline", "latin1").split("\\0").join(" ").trim() === text } catch { return false }
+}).map(Number)
+const root = spawn("sh", ["-c", ${JSON.stringify(`${perl} ${escalate} & exec sleep 104.32`)}], { detached: true, stdio: "ignore" })
+await new Promise((resolve) => root.once("spawn", resolve))
+while (named("sleep 104.31").length === 0 || named("sleep 104.32").length === 0) await new Promise((r) => setTimeout(r, 5))
+const stopped = await Effect.runPromise(ProcessTree.terminate({ rootPid: root.pid, runId: "none" }, { killGraceMs: 100 }))
+console.log(JSON.stringify({ stopped, rootPid: root.pid, escalated: named("sleep 104.31"), uid: process.getuid() }))
+process.exit(0)
+`
+
+describe("ProcessTree.terminate and processes of another user", () => {
+  it.scopedLive("a member it may not signal is reported unstoppable and not waited for", () =>
+    Effect.gen(function* () {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-setuid-"))),
+        (created) =>
+          Effect.sync(() => {
+            // whatever the host left (the root-owned sleep always), by pid
+            for (const leftover of [...exactly("sleep 104.31"), ...exactly("sleep 104.32")]) {
+              process.kill(leftover.pid, "SIGKILL")
+            }
+            fs.rmSync(created, { recursive: true, force: true })
+          })
+      )
+      fs.chmodSync(dir, 0o755)
+      const perl = path.join(dir, "perl")
+      fs.copyFileSync("/usr/bin/perl", perl)
+      fs.chmodSync(perl, 0o4755)
+      // a setuid perl runs no -e; a script file, with a clean PATH, it does
+      const escalate = path.join(dir, "escalate.pl")
+      fs.writeFileSync(
+        escalate,
+        '$ENV{PATH} = "/usr/bin:/bin"; delete @ENV{qw(IFS CDPATH ENV BASH_ENV)}; $< = $> = 0; exec "sleep", "104.31" or die;\n'
+      )
+      fs.chmodSync(escalate, 0o644)
+      const script = path.join(dir, "host.mjs")
+      const processTree = fileURLToPath(new URL("../src/ProcessTree.ts", import.meta.url))
+      // the same module file ProcessTree.ts resolves, so both share one Effect runtime
+      const effect = fs.realpathSync(
+        fileURLToPath(new URL("../node_modules/effect/dist/esm/Effect.js", import.meta.url))
+      )
+      fs.writeFileSync(script, unstoppableScript(processTree, effect, perl, escalate))
+      fs.chmodSync(script, 0o644)
+      const run = spawnSync(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--import", "tsx", script],
+        {
+          encoding: "utf8",
+          cwd: fileURLToPath(new URL("..", import.meta.url)),
+          env: { ...process.env, HOME: dir },
+          timeout: 20_000
+        }
+      )
+      assert.strictEqual(run.status, 0, run.stderr)
+      const report = JSON.parse(run.stdout) as {
+        stopped: ProcessTree.Termination
+        rootPid: number
+        escalated: Array<number>
+        uid: number
+      }
+      assert.strictEqual(report.uid, 65534)
+      assert.strictEqual(report.escalated.length, 1)
+      assert.deepStrictEqual(report.stopped.unstoppable, report.escalated)
+      assert.deepStrictEqual(report.stopped.signalled, [report.rootPid])
+      assert.deepStrictEqual(processesNamed("sleep 104.32"), [])
     })
   )
 })

@@ -286,19 +286,37 @@ export const forgetGoneProcesses = (present: ReadonlyArray<ProcessInfo>): void =
 /** @internal */
 export type SignalName = "SIGTERM" | "SIGKILL"
 
+/** @internal */
+export type SignalOutcome = "sent" | "gone" | "denied"
+
 /**
- * Sends a signal to one process; false when it is gone (or not ours to signal).
+ * Sends a signal to one process: "gone" when it no longer exists, "denied" when it is not ours to
+ * signal (another user's, e.g. a command run through sudo).
  *
  * @internal
  */
-export const signalProcess = (pid: number, signal: SignalName): boolean => {
+export const sendSignal = (pid: number, signal: SignalName | 0): SignalOutcome => {
   try {
     process.kill(pid, signal)
-    return true
-  } catch {
-    return false
+    return "sent"
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM" ? "denied" : "gone"
   }
 }
+
+/**
+ * Whether this host may signal a process, without sending anything (signal 0).
+ *
+ * @internal
+ */
+export const probe = (pid: number): SignalOutcome => sendSignal(pid, 0)
+
+/**
+ * Sends a signal to one process; false when it is gone or not ours to signal.
+ *
+ * @internal
+ */
+export const signalProcess = (pid: number, signal: SignalName): boolean => sendSignal(pid, signal) === "sent"
 
 /**
  * Sends a signal to every process of a process group.
