@@ -198,6 +198,19 @@ const FIRST_BATCH_FILES = 32
  */
 const FIRST_BATCH_FILES_PER_ENTRY = 2
 const BATCH_GROWTH = 4
+/**
+ * After a run, the next one is sized from the entries found per file so far: enough files for
+ * the entries still wanted, with this much to spare (never more than BATCH_GROWTH times the last).
+ */
+const BATCH_SPARE = 1.5
+
+/** The size of the next run, from the yield of the files searched so far. */
+const nextBatchSize = (last: number, searched: number, found: number, wanted: number): number => {
+  const grown = Math.min(MAX_BATCH_FILES, last * BATCH_GROWTH)
+  if (found === 0 || wanted <= 0) return grown
+  const estimate = Math.ceil((wanted / (found / searched)) * BATCH_SPARE)
+  return Math.max(FIRST_BATCH_FILES, Math.min(grown, estimate))
+}
 const MAX_BATCH_FILES = 16_384
 /** Path bytes per run, well inside Linux's 2 MiB argument space (shared with the environment). */
 const MAX_BATCH_ARGUMENT_BYTES = 1024 * 1024
@@ -560,7 +573,7 @@ const collectCounts = (c: CollectInput) =>
         if (!isBinary(candidate, budgets)) matched.push(candidate)
       }
       next += batch.length
-      batchSize = Math.min(MAX_BATCH_FILES, batchSize * BATCH_GROWTH)
+      batchSize = nextBatchSize(batch.length, next, matched.length, entryCap + 1 - matched.length)
     }
     const shown = fromArray(matched.slice(0, entryCap))
     const tally = new Map<string, number>()
@@ -662,7 +675,7 @@ const collect = (c: CollectInput) =>
         if (leftOver) break
       }
       next += batch.length
-      batchSize = Math.min(MAX_BATCH_FILES, batchSize * BATCH_GROWTH)
+      batchSize = nextBatchSize(batch.length, next, gate.entries(), entryCap + 1 - gate.entries())
     }
     const truncated = leftOver
     return assemble(c, {
