@@ -24,7 +24,7 @@ import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Glob, Grep, Workspace } from "@toolcap/tools"
 
-const ROUNDS = 9
+const ROUNDS = 15
 const WARMUP = 2
 const PATTERN = "function"
 const TREE = "node_modules"
