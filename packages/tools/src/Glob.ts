@@ -1,3 +1,4 @@
+/// <reference path="./internal/picomatch.d.ts" />
 /**
  * The Glob tool (spec §2, §5, §6.6; DECISIONS §4): files whose path matches a glob, newest first.
  *

@@ -1,3 +1,4 @@
+/// <reference path="./internal/picomatch.d.ts" />
 /**
  * The Grep tool (spec §2, §5, §6.3, §6.6; DECISIONS §4): ripgrep over the workspace, a scratch
  * file or an approved external root, newest files first, bounded.
