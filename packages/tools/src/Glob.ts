@@ -1,4 +1,3 @@
-/// <reference path="./internal/picomatch.d.ts" />
 /**
  * The Glob tool (spec §2, §5, §6.6; DECISIONS §4): files whose path matches a glob, newest first.
  *
@@ -17,7 +16,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import picomatch from "picomatch"
+import picomatch from "./internal/picomatch.js"
 import { Budgets, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Roots from "./Roots.js"

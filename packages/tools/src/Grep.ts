@@ -1,4 +1,3 @@
-/// <reference path="./internal/picomatch.d.ts" />
 /**
  * The Grep tool (spec §2, §5, §6.3, §6.6; DECISIONS §4): ripgrep over the workspace, a scratch
  * file or an approved external root, newest files first, bounded.
@@ -24,7 +23,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import picomatch from "picomatch"
+import picomatch from "./internal/picomatch.js"
 import { Budgets, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Binary from "./Binary.js"
