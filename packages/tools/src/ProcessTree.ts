@@ -155,12 +155,18 @@ export const terminate = (
       signalled.add(info.pid)
       if (kill) killed.add(info.pid)
     }
-    /** Signals the group once for all its members; a member may die of it and be reaped unseen. */
+    /**
+     * Signals the group once for all its members. Which members it may signal is probed BEFORE
+     * the signal: a member the signal kills can be reaped within microseconds, and a probe after
+     * it would then report a process it just stopped as never signalled.
+     */
     const signalGroup = (alive: ReadonlyArray<Proc.ProcessInfo>, signal: Proc.SignalName) => {
-      const inGroup = alive.filter((info) => info.pgid === tree.rootPid)
+      const inGroup = alive
+        .filter((info) => info.pgid === tree.rootPid)
+        .map((info) => ({ info, outcome: Proc.probe(info.pid) }))
       if (inGroup.length === 0 || !Proc.signalGroup(tree.rootPid, signal)) return new Set<string>()
-      for (const info of inGroup) record(info, Proc.probe(info.pid), signal === "SIGKILL")
-      return new Set(inGroup.map(keyOf))
+      for (const { info, outcome } of inGroup) record(info, outcome, signal === "SIGKILL")
+      return new Set(inGroup.map(({ info }) => keyOf(info)))
     }
     const termNew = (alive: ReadonlyArray<Proc.ProcessInfo>) => {
       for (const info of alive) {
