@@ -259,12 +259,16 @@ export const environValue = (info: ProcessInfo, name: string): string | null => 
   const key = `${name}\0${info.pid}:${info.startTime}`
   const cached = environCache.get(key)
   if (cached !== undefined) return cached
-  let value: string | null
+  let environ: Buffer
   try {
-    value = entryValue(fs.readFileSync(`/proc/${info.pid}/environ`), name)
+    environ = fs.readFileSync(`/proc/${info.pid}/environ`)
   } catch {
     return null
   }
+  // while a process execs, its environ reads empty until the new image's is set up: not cached, or
+  // a cookie carrier caught mid-exec would never be seen as one again
+  if (environ.length === 0) return null
+  const value = entryValue(environ, name)
   environCache.set(key, value)
   return value
 }
