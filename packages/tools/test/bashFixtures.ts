@@ -1,13 +1,20 @@
 /**
- * Fixtures of the Bash and torture tests: real temp workspaces and data dirs, a real read-only
- * directory, and an independent /proc scan for processes that carry a run's cookie.
+ * Fixtures of the Bash, torture and process-tree tests: real temp workspaces and data dirs, a real
+ * read-only directory, an independent /proc scan for processes that carry a run's cookie, a Bash
+ * deadline that starts once the command's tree is fully started, and scripts bundled to plain
+ * JavaScript for children that cannot load the repository.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
@@ -105,6 +112,9 @@ export const leftoversOfThisWorker = (): Array<LiveProcess> => {
   return cookieCarriers((runId) => runId.startsWith(prefix))
 }
 
+/** Whether `pid` is a live process (a zombie counts as gone: it runs no code and holds no pipe). */
+export const isLive = (pid: number): boolean => readLive(pid) !== undefined
+
 /** Live processes whose command line contains `needle` (e.g. a unique `sleep 101.37`). */
 export const processesNamed = (needle: string): Array<LiveProcess> =>
   allPids().flatMap((pid) => {
@@ -121,37 +131,97 @@ export interface Recorded {
   readonly lateChunks: () => number
   /** The cookie value, from the result or the partial result of a timeout or abort. */
   readonly runId: string | undefined
+  /** With `ready`: whether its line arrived, and whether the call's deadline waited for it. */
+  readonly ready: { readonly seen: boolean; readonly deadlineWaited: boolean }
+}
+
+/**
+ * A command's signal that its whole tree is started: it prints `line` on stdout once every process
+ * it starts exists. The call's deadline (the input's `timeout`) then starts only at that line, so
+ * what the timeout stops does not depend on how fast a loaded machine forks.
+ */
+export interface Readiness {
+  readonly line: string
+  /** Runs synchronously in the chunk consumer when the line arrives, before the deadline starts. */
+  readonly onReady?: () => void
+}
+
+/**
+ * The default Clock, except that the first sleep of `deadlineMs` (the Bash call's deadline; the
+ * bench finds it the same way) starts only once `ready` completed.
+ */
+const deadlineAfter = (ready: Effect.Effect<void>, deadlineMs: number, onWait: () => void): Clock.Clock => {
+  const base = Clock.make()
+  let waited = false
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis(),
+    currentTimeMillis: base.currentTimeMillis,
+    unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
+    currentTimeNanos: base.currentTimeNanos,
+    sleep: (duration) => {
+      if (waited || Duration.toMillis(duration) !== deadlineMs) return base.sleep(duration)
+      waited = true
+      onWait()
+      return Effect.zipRight(ready, base.sleep(duration))
+    }
+  }
 }
 
 /**
  * Runs the Bash tool, recording every chunk and any chunk delivered after the call returned.
  * With `keepData: false` chunks are recorded with empty `data` (only `chars` counts it), for
- * commands writing hundreds of MiB.
+ * commands writing hundreds of MiB. With `ready`, the deadline of the input's `timeout` (which
+ * it must then give) starts once the command printed `ready.line`.
  */
 export const runRecorded = (
   input: unknown,
-  options: Omit<Bash.RunOptions, "onChunk"> & { readonly keepData?: boolean } = {}
+  options: Omit<Bash.RunOptions, "onChunk"> & { readonly keepData?: boolean; readonly ready?: Readiness } = {}
 ) =>
   Effect.gen(function* () {
     const chunks: Array<Bash.BashChunk> = []
     const chars = { stdout: 0, stderr: 0 }
     let returned = false
     let late = 0
-    const { keepData = true, ...runOptions } = options
-    const result = yield* Bash.run(input, {
+    const { keepData = true, ready, ...runOptions } = options
+    const timeoutSeconds = (input as { readonly timeout?: unknown }).timeout
+    if (ready !== undefined && typeof timeoutSeconds !== "number") {
+      throw new Error("runRecorded: `ready` needs an input with a timeout, the deadline it delays")
+    }
+    const readyLine = yield* Deferred.make<void>()
+    const readiness = { seen: false, deadlineWaited: false }
+    let stdoutSoFar = "\n"
+    const call = Bash.run(input, {
       ...runOptions,
       onChunk: (chunk) => {
         if (returned) late++
         chars[chunk.stream] += chunk.data.length
         chunks.push(keepData ? chunk : { ...chunk, data: "" })
+        if (ready === undefined || readiness.seen || chunk.stream !== "stdout") return
+        stdoutSoFar += chunk.data
+        if (!stdoutSoFar.includes(`\n${ready.line}\n`)) return
+        readiness.seen = true
+        ready.onReady?.()
+        Deferred.unsafeDone(readyLine, Exit.void)
       }
-    }).pipe(Effect.either)
+    })
+    const result = yield* (
+      ready === undefined
+        ? call
+        : call.pipe(
+            Effect.withClock(
+              deadlineAfter(Deferred.await(readyLine), Number(timeoutSeconds) * 1000, () => {
+                readiness.deadlineWaited = true
+              })
+            )
+          )
+    ).pipe(Effect.either)
     returned = true
     const runId = Either.match(result, {
       onLeft: (error) => ("partial" in error ? error.partial.runId : undefined),
       onRight: (r) => r.runId
     })
-    return { result, chunks, chars, lateChunks: () => late, runId } satisfies Recorded
+    return { result, chunks, chars, lateChunks: () => late, runId, ready: readiness } satisfies Recorded
   })
 
 /** Concatenated chunk data of one stream, checking seq runs 0, 1, 2, ... in delivery order. */
@@ -204,3 +274,33 @@ export const readOnlyDir = Effect.acquireRelease(
       fs.rmSync(ro.path, { recursive: true, force: true })
     })
 )
+
+interface Esbuild {
+  readonly build: (options: Record<string, unknown>) => Promise<unknown>
+}
+
+/**
+ * Bundles an ES module given as source text into one self-contained plain-JavaScript file, with
+ * the esbuild that tsx depends on (as the Bash bench does; no dependency of our own). Imports
+ * resolve from `resolveDir`; the bundle then runs with bare `node`, needing nothing of the
+ * repository (e.g. as another user who cannot enter the checkout).
+ */
+export const bundleModule = (options: {
+  readonly contents: string
+  readonly resolveDir: string
+  readonly outfile: string
+}): Effect.Effect<void> =>
+  Effect.promise(() => {
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))
+    const esbuild = fromTsx("esbuild") as Esbuild
+    return esbuild.build({
+      stdin: { contents: options.contents, resolveDir: options.resolveDir, loader: "js" },
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      conditions: ["@toolcap/source"],
+      outfile: options.outfile,
+      logLevel: "error"
+    })
+  }).pipe(Effect.asVoid)

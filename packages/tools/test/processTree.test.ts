@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ProcessTree } from "@toolcap/tools"
-import { processesNamed } from "./bashFixtures.js"
+import { bundleModule, processesNamed } from "./bashFixtures.js"
 
 /** A detached process (its own group and session) running `script`, killed afterwards if still alive. */
 const detached = (script: string, env: Record<string, string> = {}) =>
@@ -51,6 +51,36 @@ describe("ProcessTree.members", () => {
       const members = yield* ProcessTree.members({ rootPid: root.pid!, runId: "tree-a" })
       assert.sameMembers([...members], [root.pid!, ...inGroupAndDescendants, outside.pid!])
       assert.notInclude(members, prefix.pid!)
+    })
+  )
+
+  it.scopedLive("an environment that read empty (as it does mid-exec) is read again at the next scan", () =>
+    Effect.gen(function* () {
+      // no environment at all, until SIGUSR1 makes it exec (same pid, same start time) with the cookie
+      const carrier = yield* Effect.acquireRelease(
+        Effect.async<ChildProcess>((resume) => {
+          const child = spawn(
+            "/bin/sh",
+            [
+              "-c",
+              "trap 'exec /usr/bin/env TOOLCAP_RUN_ID=tree-b /bin/sleep 103.17' USR1; while :; do /bin/sleep 0.01; done"
+            ],
+            { detached: true, stdio: "ignore", env: {} }
+          )
+          child.once("spawn", () => resume(Effect.succeed(child)))
+        }),
+        (child) => Effect.sync(() => child.kill("SIGKILL"))
+      )
+      const root = yield* detached("exec sleep 103.18")
+      yield* running("sleep 103.18", 1)
+      assert.strictEqual(fs.readFileSync(`/proc/${carrier.pid}/environ`).length, 0)
+      const before = yield* ProcessTree.members({ rootPid: root.pid!, runId: "tree-b" })
+      assert.notInclude(before, carrier.pid!)
+
+      carrier.kill("SIGUSR1")
+      assert.deepStrictEqual(yield* running("/bin/sleep 103.17", 1), [carrier.pid!])
+      const after = yield* ProcessTree.members({ rootPid: root.pid!, runId: "tree-b" })
+      assert.sameMembers([...after], [root.pid!, carrier.pid!])
     })
   )
 
@@ -113,13 +143,15 @@ describe("ProcessTree.terminate", () => {
 
 /**
  * A member this host may not signal: the host runs as `nobody` and its tree holds a process that
- * became root through a setuid copy of perl (what `sudo cmd` does). Needs root to set up.
+ * became root through a setuid copy of perl (what `sudo cmd` does). Needs root to set up. The host
+ * is bundled to plain JavaScript first: `nobody` may not enter the checkout (a clone under a 0700
+ * directory), so it must not need to load anything from there.
  */
-const unstoppableScript = (processTree: string, effect: string, perl: string, escalate: string) => `
-import * as Effect from ${JSON.stringify(effect)}
+const unstoppableHost = (perl: string, escalate: string) => `
+import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as ProcessTree from ${JSON.stringify(processTree)}
+import * as ProcessTree from "./src/ProcessTree.ts"
 const named = (text) => fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).filter((p) => {
   try { return fs.readFileSync("/proc/" + p + "/cmdline", "latin1").split("\\0").join(" ").trim() === text } catch { return false }
 }).map(Number)
@@ -157,22 +189,17 @@ describe("ProcessTree.terminate and processes of another user", () => {
       )
       fs.chmodSync(escalate, 0o644)
       const script = path.join(dir, "host.mjs")
-      const processTree = fileURLToPath(new URL("../src/ProcessTree.ts", import.meta.url))
-      // the same module file ProcessTree.ts resolves, so both share one Effect runtime
-      const effect = fs.realpathSync(
-        fileURLToPath(new URL("../node_modules/effect/dist/esm/Effect.js", import.meta.url))
-      )
-      fs.writeFileSync(script, unstoppableScript(processTree, effect, perl, escalate))
+      // one bundle holds ProcessTree and the Effect it runs on, resolved from this package
+      yield* bundleModule({
+        contents: unstoppableHost(perl, escalate),
+        resolveDir: fileURLToPath(new URL("..", import.meta.url)),
+        outfile: script
+      })
       fs.chmodSync(script, 0o644)
       const run = spawnSync(
         "setpriv",
-        ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--import", "tsx", script],
-        {
-          encoding: "utf8",
-          cwd: fileURLToPath(new URL("..", import.meta.url)),
-          env: { ...process.env, HOME: dir },
-          timeout: 20_000
-        }
+        ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script],
+        { encoding: "utf8", cwd: dir, env: { ...process.env, HOME: dir }, timeout: 20_000 }
       )
       assert.strictEqual(run.status, 0, run.stderr)
       const report = JSON.parse(run.stdout) as {

@@ -2,14 +2,22 @@
  * The torture suite (issue 3): real process trees that try to outlive their call. Every scenario
  * runs several times; after each run no process carrying the run's cookie (nor one named with the
  * scenario's unique tag) is alive, zombies aside, and no chunk arrived after the call returned.
+ *
+ * Each scenario records the pids of the processes it starts in `pids/` of the workspace and, when
+ * it is to be stopped by its timeout, prints `ready` once all of them exist; the deadline starts
+ * only then (see `runRecorded`). Every recorded process must be among those the call stopped and
+ * be gone afterwards, whatever the machine's load: the timeout never races the forks.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { Bash } from "@toolcap/tools"
 import {
   carriersOf,
   fastGraces,
+  isLive,
   processesNamed,
   runRecorded,
   streamText,
@@ -22,19 +30,47 @@ const RUNS = 3
 /** One line of the 200 MiB scenario: 100 times `c`, then a newline. */
 const line = (c: string) => `${c.repeat(100)}\n`
 
-type Expect =
-  | { readonly ends: "timeout"; readonly minKilled: number; readonly sigkill?: boolean }
-  | { readonly ends: "result"; readonly minKilled: number }
+/** Where the scenarios record pids, relative to the workspace (the command's working directory). */
+const PIDS = "pids"
+
+/** `./job <name> <command...>`: records its pid as `pids/<name>`, then execs the command (same pid). */
+const JOB_SCRIPT = `#!/bin/sh
+echo $$ > "${PIDS}/$1"
+shift
+exec "$@"
+`
+
+/** `./await-jobs <n>`: returns once n pids are recorded (a file appears before its pid is written). */
+const AWAIT_JOBS_SCRIPT = `#!/bin/sh
+while :; do
+  n=0
+  for f in ${PIDS}/*; do [ -s "$f" ] && n=$((n + 1)); done
+  [ "$n" -ge "$1" ] && exit 0
+  sleep 0.01
+done
+`
+
+/** The line a scenario stopped by its timeout prints once every process it records exists. */
+const READY = "ready"
 
 interface Scenario {
   readonly name: string
   /** Unique text in the command lines of the processes it starts (a `sleep 102.x` duration). */
   readonly tag: string
   readonly command: string
-  readonly expect: Expect
+  /**
+   * How the call ends. `timeout`: the command prints `ready` once its processes exist and runs
+   * on; the deadline starts at that line. `result`: the main process exits by itself, after its
+   * processes exist, leaving them behind.
+   */
+  readonly ends: "timeout" | "result"
+  /** How many processes the command records in `pids/`; each must be stopped by the call. */
+  readonly jobs: number
+  /** Whether every recorded process outlives SIGTERM, so the call must SIGKILL at least that many. */
+  readonly sigkill?: boolean
   readonly check?: (recorded: Recorded) => void
   readonly keepData?: boolean
-  /** Seconds; 1 (the least accepted) unless the scenario must run to its end. */
+  /** Seconds; default 1 (the least accepted) for `timeout`, 10 for `result` (it ends by itself). */
   readonly timeout?: number
 }
 
@@ -42,50 +78,77 @@ const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "nested shells",
     tag: "sleep 102.11",
-    command: `bash -c 'bash -c "sh -c \\"sleep 102.11\\""' & bash -c 'sh -c "sleep 102.11; true"'; wait`,
-    expect: { ends: "timeout", minKilled: 3 }
+    command: [
+      `echo $$ > pids/main`,
+      `bash -c 'bash -c "sh -c \\"./job a sleep 102.11\\""' &`,
+      `bash -c 'sh -c "echo \\$\\$ > pids/b-sh; ./job b sleep 102.11; true"' &`,
+      `./await-jobs 4; echo ${READY}; wait`
+    ].join("\n"),
+    ends: "timeout",
+    jobs: 4
   },
   {
     name: "& background jobs",
     tag: "sleep 102.21",
-    command: "for i in 1 2 3 4 5; do sleep 102.21 & done; echo started; wait",
-    expect: { ends: "timeout", minKilled: 6 }
+    command: `echo $$ > pids/main; for i in 1 2 3 4 5; do sleep 102.21 & echo $! > pids/$i; done; echo ${READY}; wait`,
+    ends: "timeout",
+    jobs: 6
   },
   {
     name: "setsid escapee holding the pipes after a normal exit",
     tag: "sleep 102.31",
-    command: "setsid -f sleep 102.31; echo ok",
-    expect: { ends: "result", minKilled: 1 },
+    command: "setsid -f ./job escapee sleep 102.31; ./await-jobs 1; echo ok",
+    ends: "result",
+    jobs: 1,
     check: (recorded) => assert.strictEqual(streamText(recorded.chunks, "stdout"), "ok\n")
   },
   {
     name: "setsid escapees on timeout",
     tag: "sleep 102.32",
-    command: "setsid -f sleep 102.32 >/dev/null 2>&1; setsid -f sleep 102.32; sleep 102.32",
-    expect: { ends: "timeout", minKilled: 3 }
+    command: [
+      "echo $$ > pids/main",
+      "setsid -f ./job a sleep 102.32 >/dev/null 2>&1",
+      "setsid -f ./job b sleep 102.32",
+      "./job c sleep 102.32 &",
+      `./await-jobs 4; echo ${READY}; wait`
+    ].join("\n"),
+    ends: "timeout",
+    jobs: 4
   },
   {
     name: "double fork, also into a new session",
     tag: "sleep 102.41",
-    command: "( (sleep 102.41 &) & ); (setsid sh -c 'sleep 102.41 & ' &); echo ok",
-    expect: { ends: "result", minKilled: 2 }
+    command:
+      "( (./job a sleep 102.41 &) & ); (setsid sh -c './job b sleep 102.41 & ' &); ./await-jobs 2; echo ok",
+    ends: "result",
+    jobs: 2
   },
   {
     name: "children that ignore or trap SIGTERM",
     tag: "sleep 102.51",
     command: [
-      "(trap '' TERM; sleep 102.51) &",
-      "(trap 'echo got-term' TERM; while :; do sleep 102.51 & wait; done) &",
+      "(trap '' TERM; ./job a sleep 102.51) &",
+      "(trap 'echo got-term' TERM; echo $BASHPID > pids/b; while :; do sleep 102.51 & wait; done) &",
       "trap '' TERM",
+      "echo $$ > pids/main",
+      `./await-jobs 3; echo ${READY}`,
       "while :; do sleep 0.05; done"
     ].join("\n"),
-    expect: { ends: "timeout", minKilled: 3, sigkill: true }
+    ends: "timeout",
+    jobs: 3,
+    sigkill: true
   },
   {
     name: "a child that keeps writing after its parent exits",
     tag: "late-writer-102.6",
-    command: "(for i in $(seq 1 500); do echo late-writer-102.6 $i; sleep 0.02; done) & echo early",
-    expect: { ends: "result", minKilled: 1 },
+    // the writer records itself once its first line is written; the parent exits after that
+    command: [
+      "echo early",
+      "(for i in $(seq 1 500); do echo late-writer-102.6 $i; if [ $i = 1 ]; then echo $BASHPID > pids/writer; fi; sleep 0.02; done) &",
+      "./await-jobs 1"
+    ].join("\n"),
+    ends: "result",
+    jobs: 1,
     check: (recorded) => {
       const out = streamText(recorded.chunks, "stdout")
       assert.isTrue(out.startsWith("early\n"), out.slice(0, 40))
@@ -96,9 +159,13 @@ const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "a fork loop bounded in count",
     tag: "sleep 102.71",
-    command:
-      "for i in $(seq 1 30); do (sleep 102.71 &); (setsid -f sleep 102.71 >/dev/null 2>&1); sleep 102.71 & done; echo forked; wait",
-    expect: { ends: "timeout", minKilled: 30 }
+    command: [
+      "echo $$ > pids/main",
+      "for i in $(seq 1 30); do (./job a$i sleep 102.71 &); (setsid -f ./job b$i sleep 102.71 >/dev/null 2>&1); ./job c$i sleep 102.71 & done",
+      `./await-jobs 91; echo ${READY}; wait`
+    ].join("\n"),
+    ends: "timeout",
+    jobs: 91
   },
   {
     name: "200 MiB to each stream at once",
@@ -107,7 +174,8 @@ const scenarios: ReadonlyArray<Scenario> = [
       "head -c 209715200 /dev/zero | tr '\\0' a | fold -w 100 & head -c 209715200 /dev/zero | tr '\\0' b | fold -w 100 >&2; wait",
     keepData: false,
     timeout: 120,
-    expect: { ends: "result", minKilled: 0 },
+    ends: "result",
+    jobs: 0,
     check: (recorded) => {
       const result = Either.getOrThrow(recorded.result)
       // fold breaks before the 101st character, so the last of the 2097152 lines has no newline
@@ -145,37 +213,70 @@ const scenarios: ReadonlyArray<Scenario> = [
   }
 ]
 
+/** The pids recorded in `pids/` of the workspace. */
+const recordedPids = (workspace: string): Array<number> =>
+  fs.readdirSync(path.join(workspace, PIDS)).map((name) => {
+    const pid = Number(fs.readFileSync(path.join(workspace, PIDS, name), "utf8").trim())
+    assert.isTrue(Number.isInteger(pid) && pid > 0, `pids/${name} holds no pid`)
+    return pid
+  })
+
 // concurrent: the scenarios also show that stopping one call's tree leaves the others' alone
 describe.concurrent("torture: no process survives its call, no chunk follows its end", () => {
   for (const scenario of scenarios) {
     it.scopedLive(`${scenario.name} (${RUNS} runs)`, () =>
       Effect.gen(function* () {
         const env = yield* testEnv(fastGraces)
+        fs.writeFileSync(path.join(env.workspace, "job"), JOB_SCRIPT, { mode: 0o755 })
+        fs.writeFileSync(path.join(env.workspace, "await-jobs"), AWAIT_JOBS_SCRIPT, { mode: 0o755 })
+        const timedOut = scenario.ends === "timeout"
         for (let run = 0; run < RUNS; run++) {
+          fs.rmSync(path.join(env.workspace, PIDS), { recursive: true, force: true })
+          fs.mkdirSync(path.join(env.workspace, PIDS))
+          // taken at the ready line for a timeout: what the deadline found, not what forked later
+          let jobs: Array<number> | undefined
           const recorded = yield* runRecorded(
-            { command: scenario.command, timeout: scenario.timeout ?? 1 },
-            { keepData: scenario.keepData ?? true }
+            { command: scenario.command, timeout: scenario.timeout ?? (timedOut ? 1 : 10) },
+            {
+              keepData: scenario.keepData ?? true,
+              ...(timedOut
+                ? { ready: { line: READY, onReady: () => void (jobs = recordedPids(env.workspace)) } }
+                : {})
+            }
           ).pipe(Effect.provide(env.layer))
 
           // checked at once: the call returned only after the whole tree was gone
           assert.deepStrictEqual(carriersOf(recorded.runId), [], `run ${run}`)
           assert.deepStrictEqual(processesNamed(scenario.tag), [], `run ${run}`)
 
+          if (timedOut) {
+            assert.isTrue(recorded.ready.seen, `run ${run}: the command never printed ${READY}`)
+            assert.isTrue(recorded.ready.deadlineWaited, `run ${run}: the deadline did not wait for ${READY}`)
+          } else {
+            jobs = recordedPids(env.workspace)
+          }
+          const started = jobs ?? []
+          assert.strictEqual(new Set(started).size, scenario.jobs, `run ${run}: recorded pids ${started}`)
+
           const killed = Either.match(recorded.result, {
             onLeft: (error) => {
-              assert.strictEqual(scenario.expect.ends, "timeout", `run ${run}: ${error.code}`)
+              assert.strictEqual(scenario.ends, "timeout", `run ${run}: ${error.code}`)
               assert.instanceOf(error, Bash.ToolTimeout)
-              if (scenario.expect.ends === "timeout" && scenario.expect.sigkill === true) {
-                assert.include(error.partial.output, "SIGKILL to")
+              if (scenario.sigkill === true) {
+                const sigkilled = /SIGKILL to (\d+) still alive/.exec(error.partial.output)?.[1]
+                assert.isAtLeast(Number(sigkilled), scenario.jobs, error.partial.output)
               }
               return error.killedPids
             },
             onRight: (result) => {
-              assert.strictEqual(scenario.expect.ends, "result", `run ${run}`)
+              assert.strictEqual(scenario.ends, "result", `run ${run}`)
               return result.killedPids
             }
           })
-          assert.isAtLeast(killed.length, scenario.expect.minKilled, `run ${run}`)
+          for (const pid of started) {
+            assert.include(killed, pid, `run ${run}: recorded pid ${pid} was not stopped by the call`)
+            assert.isFalse(isLive(pid), `run ${run}: recorded pid ${pid} is alive`)
+          }
           scenario.check?.(recorded)
 
           yield* Effect.sleep("50 millis")
