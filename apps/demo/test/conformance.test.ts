@@ -18,6 +18,7 @@ import * as path from "node:path"
 import { AiSdk, Outcome, PromiseHost, ToolHost } from "@toolcap/adapters"
 import { Budgets } from "@toolcap/limits"
 import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
+import { isGone, processesWithCookie } from "./fixtures/processes.js"
 
 type Json = Record<string, unknown>
 type Call = (tool: string, input: unknown) => Promise<Outcome.Outcome>
@@ -28,6 +29,8 @@ interface Surface {
 }
 
 const dirs = makeDirs("toolcap-conformance-")
+/** Where Bash commands record the pids of their tree, per run id (outside the workspace the search cases walk). */
+const trees = path.join(dirs.root, "trees")
 const budgets = Budgets.defaults
 const surfaces: Array<Surface> = []
 
@@ -299,18 +302,31 @@ const cases: ReadonlyArray<Case> = [
   {
     name: "Bash: a timeout stops the tree and carries the partial result",
     tool: "Bash",
-    input: { command: "echo partial; sleep 30 & sleep 30", timeout: 1 },
+    // the whole tree (the shell, exec'ing the foreground sleep, and the background sleep) exists
+    // and is recorded before `partial` is printed, so every surface stops the same two processes
+    input: {
+      command: `sleep 30 & echo "$$ $!" > '${trees}'/"$TOOLCAP_RUN_ID"; echo partial; exec sleep 30`,
+      timeout: 2
+    },
     expect: (o) => {
       errorCode("TOOL_TIMEOUT")(o)
       const error = (o as Outcome.Failure).error
-      assert.strictEqual((error["partial"] as Json)["stdout"], "partial\n")
-      assert.isAtLeast((error["killedPids"] as Array<number>).length, 2)
+      const partial = error["partial"] as Json
+      assert.strictEqual(partial["stdout"], "partial\n")
+      const runId = String(partial["runId"])
+      const tree = fs.readFileSync(path.join(trees, runId), "utf8").trim().split(" ").map(Number)
+      assert.strictEqual(tree.length, 2)
+      assert.sameMembers(error["killedPids"] as Array<number>, tree)
+      assert.include(String(partial["output"]), "stopped the process tree: SIGTERM to 2 process(es)")
+      assert.deepStrictEqual(processesWithCookie(runId), [])
+      for (const pid of tree) assert.isTrue(isGone(pid), `pid ${pid} of the tree is alive`)
     }
   }
 ]
 
 beforeAll(async () => {
   assertBuilt()
+  fs.mkdirSync(trees)
   dirs.write("notes/crlf.txt", "one\r\ntwo\r\n")
   dirs.write("big.txt", Array.from({ length: bigLines }, (_, i) => line(i + 1)).join(""))
   dirs.write("long.txt", `${"y".repeat(budgets.maxLineChars * 3)}\nshort\n`)
