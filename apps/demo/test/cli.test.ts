@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assertBuilt, makeDirs, runCli } from "./fixtures/cli.js"
-import { processesWithCookie, runIdOf } from "./fixtures/processes.js"
+import { processesWithCookie, runIdOf } from "../../../packages/adapters/test/fixtures/processes.js"
 
 const dirs = makeDirs("toolcap-cli-")
 const external = makeDirs("toolcap-cli-external-")

@@ -18,7 +18,7 @@ import * as path from "node:path"
 import { AiSdk, Outcome, PromiseHost, ToolHost } from "@toolcap/adapters"
 import { Budgets } from "@toolcap/limits"
 import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
-import { isGone, processesWithCookie } from "./fixtures/processes.js"
+import { isGone, processesWithCookie } from "../../../packages/adapters/test/fixtures/processes.js"
 
 type Json = Record<string, unknown>
 type Call = (tool: string, input: unknown) => Promise<Outcome.Outcome>
