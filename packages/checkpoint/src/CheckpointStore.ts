@@ -164,6 +164,16 @@ const decodeTranscript = (transcript: unknown) =>
   // a host may hand in a provider shape; the neutral one is what is stored
   Transcript.fromAny(transcript)
 
+/** What every store does before it writes: validate the session id and transcript, prepare the rows. */
+const prepareSave = (sessionId: string, transcript: unknown, checkpoint: Checkpoint.Checkpoint) =>
+  Effect.gen(function* () {
+    yield* Record.checkSessionId(sessionId)
+    const decoded = yield* decodeTranscript(transcript)
+    const prepared = yield* Record.prepare(decoded, checkpoint)
+    const createdAt = yield* Clock.currentTimeMillis
+    return { prepared, createdAt }
+  })
+
 const makeSqlite = (options: SqliteOptions) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -220,10 +230,7 @@ const makeSqlite = (options: SqliteOptions) =>
     const store: CheckpointStoreValue = {
       save: (sessionId, transcript, checkpoint) =>
         Effect.gen(function* () {
-          yield* Record.checkSessionId(sessionId)
-          const decoded = yield* decodeTranscript(transcript)
-          const prepared = yield* Record.prepare(decoded, checkpoint)
-          const createdAt = yield* Clock.currentTimeMillis
+          const { prepared, createdAt } = yield* prepareSave(sessionId, transcript, checkpoint)
           return yield* sql
             .withTransaction(
               Effect.gen(function* () {
@@ -447,10 +454,7 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
     const store: CheckpointStoreValue = {
       save: (sessionId, transcript, checkpoint) =>
         Effect.gen(function* () {
-          yield* Record.checkSessionId(sessionId)
-          const decoded = yield* decodeTranscript(transcript)
-          const prepared = yield* Record.prepare(decoded, checkpoint)
-          const createdAt = yield* Clock.currentTimeMillis
+          const { prepared, createdAt } = yield* prepareSave(sessionId, transcript, checkpoint)
           const outcome = yield* Ref.modify(
             state,
             (snapshot): readonly [Either.Either<StoredCheckpoint, CheckpointConflict>, MemoryState] => {
