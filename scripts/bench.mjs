@@ -1,4 +1,4 @@
-// `pnpm bench`: runs every packages/*/bench/*.bench.ts (and apps/*) one after another, each in its
+// `pnpm bench`: runs every packages/*/bench/*.bench.ts (and apps/*, bench/*) one after another, each in its
 // own Node process so one bench's heap and peak RSS do not leak into the next. Each bench measures
 // its own baseline in the same run and prints ratios; a missed target is reported, not hidden.
 import { spawnSync } from "node:child_process"
@@ -7,7 +7,7 @@ import path from "node:path"
 
 const root = path.resolve(import.meta.dirname, "..")
 const only = process.argv.slice(2)
-const files = ["packages", "apps"]
+const files = ["packages", "apps", "bench"]
   .flatMap((group) => fs.readdirSync(path.join(root, group)).map((name) => path.join(group, name, "bench")))
   .filter((dir) => fs.existsSync(path.join(root, dir)))
   .flatMap((dir) =>
