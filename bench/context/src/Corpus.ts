@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
@@ -54,18 +55,18 @@ const write = (file: string, text: string): void => {
 
 const pad = (n: number, width: number): string => String(n).padStart(width, "0")
 
-/** A small deterministic generator, so generated inputs are the same on every run. */
-export const xorshift = (seed: number): (() => number) => {
-  let state = seed >>> 0 || 1
-  return () => {
-    state ^= state << 13
-    state >>>= 0
-    state ^= state >>> 17
-    state ^= state << 5
-    state >>>= 0
-    return state / 0x1_0000_0000
-  }
-}
+/** Deterministic pseudo-random bytes for line `i` of a generated input: a SHA-256 of its index. */
+const lineDigest = (seed: string, i: number): Buffer => createHash("sha256").update(`${seed}:${i}`).digest()
+
+/** A TypeScript project in `dir`: its tsconfig (no @types, sources in `src`), compiled by the repo's tsc. */
+const tsProject = (dir: string, compilerOptions: Record<string, unknown>): void =>
+  write(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: "ES2022", types: [], ...compilerOptions },
+      include: ["src"]
+    })
+  )
 
 const tscCommand = (project: string): string =>
   `node ${JSON.stringify(path.join(packageDir("typescript"), "bin", "tsc"))} -p ${project} --pretty false`
@@ -84,22 +85,12 @@ const tscFlood: CorpusCase = {
   needle: { describe: "the line with `error TS2322`", pattern: /error TS2322/, stream: "stdout" },
   setup: async ({ workspace }) => {
     const dir = path.join(workspace, "ts-flood")
-    write(
-      path.join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noUnusedLocals: true,
-          noEmit: true,
-          target: "ES2022",
-          module: "ES2022",
-          moduleResolution: "Bundler",
-          types: [],
-          skipLibCheck: true
-        },
-        include: ["src"]
-      })
-    )
+    tsProject(dir, {
+      noUnusedLocals: true,
+      module: "ES2022",
+      moduleResolution: "Bundler",
+      skipLibCheck: true
+    })
     const defect = Math.floor(TSC_FILES * TSC_DEFECT_AT)
     for (let f = 0; f < TSC_FILES; f++) {
       const body = Array.from(
@@ -124,13 +115,7 @@ const tscSmall: CorpusCase = {
   needle: { describe: "the line with `error TS2345`", pattern: /error TS2345/, stream: "stdout" },
   setup: async ({ workspace }) => {
     const dir = path.join(workspace, "ts-small")
-    write(
-      path.join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: "ES2022", types: [] },
-        include: ["src"]
-      })
-    )
+    tsProject(dir, {})
     write(
       path.join(dir, "src", "price.ts"),
       `export const price = (cents: number): string => (cents / 100).toFixed(2)\n`
@@ -358,13 +343,13 @@ const bigLog: CorpusCase = {
   kind: "read",
   needle: { describe: "the `ERROR` line", pattern: / ERROR /, stream: "stdout" },
   setup: async ({ workspace }) => {
-    const random = xorshift(20261201)
     const lines: Array<string> = []
     let bytes = 0
     const paths = ["/api/orders", "/api/items", "/api/cart", "/health", "/api/users"]
     for (let i = 0; bytes < LOG_BYTES; i++) {
       const at = new Date(Date.UTC(2026, 2, 14, 9) + i * 37).toISOString()
-      const line = `${at} INFO  worker-${Math.floor(random() * 8)} request id=${Math.floor(random() * 1e9)} path=${paths[Math.floor(random() * paths.length)]}/${Math.floor(random() * 5000)} status=200 duration_ms=${Math.floor(random() * 90)}\n`
+      const d = lineDigest("app.log", i)
+      const line = `${at} INFO  worker-${d[0]! % 8} request id=${d.readUInt32BE(1)} path=${paths[d[5]! % paths.length]}/${d.readUInt16BE(6) % 5000} status=200 duration_ms=${d[8]! % 90}\n`
       lines.push(line)
       bytes += line.length
     }
