@@ -136,14 +136,14 @@ export const claudeCode: PeerPolicy = {
   model:
     "stdout then stderr as one text; up to 30,000 characters pass whole; a longer output is saved whole to a file and the model gets the file's path and a preview of its first 2 KB (cut at a line end when one fits).",
   source:
-    "Claude Code settings documentation: `BASH_MAX_OUTPUT_LENGTH` (default 30,000 characters); its persisted-output message (`Output too large ... Full output saved to ... Preview (first 2KB)`).",
+    "Claude Code's settings documentation (`BASH_MAX_OUTPUT_LENGTH`, default 30,000 characters) and the `<persisted-output>` message current versions print past it (`Output too large (N KB). Full output saved to: <path>`, `Preview (first 2KB):`); earlier versions cut the middle out at the same limit instead.",
   apply: (raw, savedPath) => {
     const text = combined(raw)
     if (text.length <= CLAUDE_CODE_MAX_CHARS) return { text, truncated: false, head: text, tail: "" }
     const head = headAtLine(text, CLAUDE_CODE_PREVIEW_BYTES)
     const marker = `Output too large (${kb(byteLength(text))}). Full output saved to: ${savedPath}\n\nPreview (first 2KB):`
     return {
-      text: `${marker}\n${head}\n...`,
+      text: `<persisted-output>\n${marker}\n${head}\n...\n</persisted-output>`,
       truncated: true,
       head,
       tail: "",
@@ -174,7 +174,7 @@ export const codex: PeerPolicy = {
   model:
     "each stream's first 1 MiB is captured (the rest is dropped), stdout then stderr as one text; past 10,000 tokens × 4 bytes = 40,000 bytes the middle is removed: half of the budget left after the marker keeps the head (ending at a line end), half the tail (starting at a line start), with `…N tokens truncated…` between; no copy is saved.",
   source:
-    "openai/codex `codex-rs/core/src/truncate.rs` (`truncate_middle`: 50/50 head/tail at line boundaries, 4 bytes per token when no tokenizer), the 10,000-token tool-output policy, and `EXEC_OUTPUT_MAX_BYTES` (1 MiB per stream) in `codex-rs/core/src/exec.rs`.",
+    "openai/codex `codex-rs/core/src/truncate.rs` (`truncate_middle`: 50/50 head/tail at line boundaries, 4 bytes per token when no tokenizer), the 10,000-token tool-output policy of its Codex models (`TruncationPolicy::Tokens(10_000)`; some other model families use `Bytes(10_000)`), and `EXEC_OUTPUT_MAX_BYTES` (1 MiB per stream) in `codex-rs/core/src/exec.rs`.",
   apply: (raw) => {
     const text = combined({
       stdout: headAtCapture(raw.stdout),

@@ -94,7 +94,8 @@ describe("peer policies", () => {
         assert.isAtMost(byteLength(view.head), CLAUDE_CODE_PREVIEW_BYTES)
         assert.strictEqual(view.tail, "")
         assert.isDefined(view.savedCopy)
-        assert.isAtMost(view.text.length, CLAUDE_CODE_PREVIEW_BYTES + view.marker!.length + 8)
+        // the preview, the marker and the `<persisted-output>` wrapper
+        assert.isAtMost(view.text.length, CLAUDE_CODE_PREVIEW_BYTES + view.marker!.length + 48)
       }
     },
     runs
