@@ -148,7 +148,8 @@ export const section = (results: Results, chartFile: string): string => {
     results.rows.map((row) => [
       `\`${row.id}\``,
       ...row.cells.map(
-        (cell) => `${mark(cell)} · ${tokensShort(cell.tokens)} tok${cell.truncated ? "" : " (whole)"}`
+        (cell) =>
+          `${mark(cell)} · ${tokensShort(cell.tokens)} tok · ${kb(cell.bytes)}${cell.truncated ? "" : " (whole)"}`
       )
     ])
   )
@@ -173,7 +174,7 @@ export const section = (results: Results, chartFile: string): string => {
     "",
     "### Every case through every policy",
     "",
-    "✅ seen: the needle's line is in what reaches the model; ↪ 1 call: not seen, one more call reaches it; ❌ lost: neither. `(whole)`: the policy passed the output uncut.",
+    "✅ seen: the needle's line is in what reaches the model; ↪ 1 call: not seen, one more call reaches it; ❌ lost: neither. Then the estimated tokens and the bytes that reach the model; `(whole)`: the policy passed the output uncut.",
     "",
     matrix,
     "",
