@@ -56,10 +56,18 @@ const lineCount = (text: string): number => {
 
 const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
+interface ToolcapCell {
+  readonly cell: Cell
+  /** Why the needle is neither seen nor one call away, when it is not. */
+  readonly miss?: string
+}
+
 interface ToolcapRun {
   readonly raw: RawOutput
-  readonly cell: (needle: Needle) => Promise<Cell>
+  readonly measure: (needle: Needle) => Promise<ToolcapCell>
 }
+
+const bytesText = (n: number): string => `${n.toLocaleString("en-US")} bytes`
 
 const main = async (): Promise<void> => {
   const startedAt = performance.now()
@@ -90,22 +98,24 @@ const main = async (): Promise<void> => {
       const raw = { stdout: streams.stdout.join(""), stderr: streams.stderr.join("") }
       return {
         raw,
-        cell: async (needle) => {
+        measure: async (needle) => {
           const visible = visibleIn(result.output, needle)
-          const spills = [result.spill.stdout, result.spill.stderr].filter(
-            (p): p is string => p !== undefined
-          )
+          const spill = result.spill[needle.stream]
+          const spilled = spill === undefined ? "" : fs.readFileSync(spill, "utf8")
           const reachable =
-            !visible &&
-            spills.some(
-              (spill) => result.output.includes(spill) && visibleIn(fs.readFileSync(spill, "utf8"), needle)
-            )
-          return {
+            !visible && spill !== undefined && result.output.includes(spill) && visibleIn(spilled, needle)
+          const cell = {
             bytes: byteLength(result.output),
             tokens: estimate(result.output),
             truncated: result.truncated,
             visible,
             reachable
+          }
+          if (visible || reachable) return { cell }
+          const kept = needle.stream === "stdout" ? "first" : "last"
+          return {
+            cell,
+            miss: `the needle starts at byte ${needle.byteOffset.toLocaleString("en-US")} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps the ${kept} ${bytesText(result.truncation[needle.stream]?.keptBytes ?? 0)} and ${spill === undefined ? "no spill file was written" : `the spill file holds the ${kept} ${bytesText(byteLength(spilled))}`}.`
           }
         }
       }
@@ -118,24 +128,31 @@ const main = async (): Promise<void> => {
       const raw = { stdout: fs.readFileSync(path.join(workspace, file), "utf8"), stderr: "" }
       return {
         raw,
-        cell: async (needle) => {
+        measure: async (needle) => {
           const visible = visibleIn(result.content, needle)
           const nextOffset = result.truncation?.nextOffset
-          let reachable = false
-          if (
-            !visible &&
-            nextOffset !== undefined &&
-            (result.notice ?? "").includes(`offset ${nextOffset}`)
-          ) {
-            const next = await runtime.runPromise(Read.read({ path: file, offset: nextOffset }))
-            reachable = visibleIn(next.content, needle)
-          }
-          return {
+          const pointed = nextOffset !== undefined && (result.notice ?? "").includes(`offset ${nextOffset}`)
+          const next =
+            !visible && pointed
+              ? await runtime.runPromise(Read.read({ path: file, offset: nextOffset }))
+              : undefined
+          const reachable = next !== undefined && visibleIn(next.content, needle)
+          const cell = {
             bytes: byteLength(text),
             tokens: estimate(text),
             truncated: result.truncated,
             visible,
             reachable
+          }
+          if (visible || reachable) return { cell }
+          const lines = (from: number, count: number) =>
+            `lines ${from.toLocaleString("en-US")}–${(from + count - 1).toLocaleString("en-US")}`
+          return {
+            cell,
+            miss:
+              next === undefined
+                ? `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lines(result.offset, result.lineCount)} and its notice names no next offset.`
+                : `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lines(result.offset, result.lineCount)} and its notice points to offset ${next.offset.toLocaleString("en-US")}, whose window shows ${lines(next.offset, next.lineCount)}.`
           }
         }
       }
@@ -156,7 +173,7 @@ const main = async (): Promise<void> => {
           ? await bashRun(command ?? fail(`${corpusCase.id} has no command`))
           : await readRun(file ?? fail(`${corpusCase.id} has no file`))
       const needle = locate(corpusCase.needle, run.raw)
-      const toolcap = await run.cell(needle)
+      const toolcap = await run.measure(needle)
       const peerCells = peers.map((peer): Cell => {
         const view = peer.apply(run.raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
         const visible = visibleIn(view.text, needle)
@@ -184,7 +201,8 @@ const main = async (): Promise<void> => {
         rawLines: lineCount(run.raw.stdout) + lineCount(run.raw.stderr),
         needle: corpusCase.needle.describe,
         needleAt: `${needle.stream === "stderr" ? "stderr" : corpusCase.kind === "read" ? "file" : "stdout"} line ${needle.line.toLocaleString("en-US")} of ${needle.totalLines.toLocaleString("en-US")}`,
-        cells: [toolcap, ...peerCells]
+        ...(toolcap.miss === undefined ? {} : { toolcapMiss: toolcap.miss }),
+        cells: [toolcap.cell, ...peerCells]
       }
       const marks = row.cells
         .map((cell) => (cell.visible ? "seen" : cell.reachable ? "1call" : "lost"))
@@ -192,6 +210,7 @@ const main = async (): Promise<void> => {
       console.log(
         `${corpusCase.id.padEnd(18)} raw ${(row.rawBytes / 1024).toFixed(0).padStart(6)} KB  needle ${row.needleAt.padEnd(32)} ${marks}  (${((performance.now() - caseStart) / 1000).toFixed(1)}s)`
       )
+      if (row.toolcapMiss !== undefined) console.log(`  toolcap lost it: ${row.toolcapMiss}`)
       return row
     }
 

@@ -34,6 +34,8 @@ export interface CaseRow {
   readonly rawLines: number
   readonly needle: string
   readonly needleAt: string
+  /** Why toolcap's excerpt neither shows nor points to the needle, when it does not. */
+  readonly toolcapMiss?: string
   /** One cell per policy, in `Results.policies` order. */
   readonly cells: ReadonlyArray<Cell>
 }
@@ -153,6 +155,9 @@ export const section = (results: Results, chartFile: string): string => {
       )
     ])
   )
+  const lost = results.rows.flatMap((row) =>
+    row.toolcapMiss === undefined ? [] : [`- \`${row.id}\`: ${row.toolcapMiss}`]
+  )
   const method = [
     `- **toolcap**: the real tools of this repository with their default budgets, in a temp workspace with a real data dir. ${results.toolcapModel.join(" ")}`,
     ...results.peers.map((peer) => `- **${peer.name}**: ${peer.model} Numbers from ${peer.source}`)
@@ -177,6 +182,10 @@ export const section = (results: Results, chartFile: string): string => {
     "✅ seen: the needle's line is in what reaches the model; ↪ 1 call: not seen, one more call reaches it; ❌ lost: neither. Then the estimated tokens and the bytes that reach the model; `(whole)`: the policy passed the output uncut.",
     "",
     matrix,
+    "",
+    "### Where toolcap lost the needle",
+    "",
+    lost.length === 0 ? "Nowhere: every needle was seen or one call away." : lost.join("\n"),
     "",
     "### Method",
     "",
@@ -217,8 +226,8 @@ export const chart = (results: Results): string => {
   const parts: Array<string> = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="13">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${leftX}" y="24" font-size="15" font-weight="bold">Context spent on ${n} real outputs (estimated tokens)</text>`,
-    `<text x="${leftX}" y="44" fill="#555">shorter is better</text>`,
+    `<text x="${leftX}" y="24" font-size="15" font-weight="bold">Context spent (estimated tokens)</text>`,
+    `<text x="${leftX}" y="44" fill="#555">${n} real outputs · shorter is better</text>`,
     `<text x="${rightX}" y="24" font-size="15" font-weight="bold">Needles (of ${n})</text>`,
     `<text x="${rightX}" y="44" fill="#555">seen · one more call · lost</text>`
   ]
