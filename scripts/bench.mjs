@@ -1,5 +1,5 @@
-// `pnpm bench`: runs every packages/*/bench/*.bench.ts (and apps/*, bench/*) one after another, each in its
-// own Node process so one bench's heap and peak RSS do not leak into the next. Each bench measures
+// `pnpm bench`: runs every packages/*/bench/*.bench.ts (and apps/*, bench/*) one after another, each
+// in its own Node process so one bench's heap and peak RSS do not leak into the next. Each bench measures
 // its own baseline in the same run and prints ratios; a missed target is reported, not hidden.
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
