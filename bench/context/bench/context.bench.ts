@@ -22,7 +22,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as prettier from "prettier"
 import { cases, type CorpusCase } from "../src/Corpus.js"
 import { locate, visibleIn, type Needle } from "../src/Needle.js"
-import { peers, type RawOutput } from "../src/Policies.js"
+import { byteLength, peers, type RawOutput } from "../src/Policies.js"
 import { type CaseRow, type Cell, chart, section, summaryTable, totals } from "../src/Report.js"
 import { replaceRegion } from "../src/Region.js"
 
@@ -53,8 +53,6 @@ const lineCount = (text: string): number => {
   for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) lines++
   return text.endsWith("\n") ? lines : lines + 1
 }
-
-const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
 interface ToolcapCell {
   readonly cell: Cell
@@ -223,7 +221,7 @@ const main = async (): Promise<void> => {
         `Bash: stdout keeps its head within ${budgets.shellStdoutMaxBytes / 1024} KB / ${budgets.shellStdoutMaxLines} lines, stderr its tail within ${budgets.shellStderrMaxBytes / 1024} KB / ${budgets.shellStderrMaxLines} lines, each cut stream with its marker; a cut stream is spilled (up to ${budgets.spillMaxBytes / 1024} KB, from a capture of ${budgets.captureMaxBytes / 1024} KB / ${budgets.captureMaxLines} lines per stream that keeps stdout's head and stderr's tail) and the marker names the file. The model reads the tool's \`output\`: the exit status line and both excerpts.`,
         `Read: the first window (${budgets.readWindowLines} lines / ${budgets.searchMaxBytes / 1024} KB, lines clipped at ${budgets.maxLineChars} characters), counted as the result object serialised to JSON, as the MCP and AI SDK adapters send it; its notice names the next offset.`
       ],
-      machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadavg()} after; ${new Date().toISOString().slice(0, 10)}`
+      machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadavg()} after; the run took ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ${new Date().toISOString().slice(0, 10)}`
     }
 
     for (const t of totals(results))

@@ -44,9 +44,8 @@ export interface CorpusCase {
 
 const requireHere = createRequire(import.meta.url)
 
-/** A package's directory, resolved from this package (typescript, vitest) or through tsx (esbuild). */
-const packageDir = (name: string, from: string = import.meta.url): string =>
-  path.dirname(createRequire(from).resolve(`${name}/package.json`))
+/** A dev dependency's directory (typescript, vitest), resolved from this package. */
+const packageDir = (name: string): string => path.dirname(requireHere.resolve(`${name}/package.json`))
 
 const write = (file: string, text: string): void => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
