@@ -65,6 +65,9 @@ interface ToolcapRun {
   readonly measure: (needle: Needle) => Promise<ToolcapCell>
 }
 
+const lineRange = (from: number, count: number): string =>
+  `lines ${from.toLocaleString("en-US")}–${(from + count - 1).toLocaleString("en-US")}`
+
 const bytesText = (n: number): string => `${n.toLocaleString("en-US")} bytes`
 
 const main = async (): Promise<void> => {
@@ -143,14 +146,12 @@ const main = async (): Promise<void> => {
             reachable
           }
           if (visible || reachable) return { cell }
-          const lines = (from: number, count: number) =>
-            `lines ${from.toLocaleString("en-US")}–${(from + count - 1).toLocaleString("en-US")}`
           return {
             cell,
             miss:
               next === undefined
-                ? `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lines(result.offset, result.lineCount)} and its notice names no next offset.`
-                : `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lines(result.offset, result.lineCount)} and its notice points to offset ${next.offset.toLocaleString("en-US")}, whose window shows ${lines(next.offset, next.lineCount)}.`
+                ? `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and its notice names no next offset.`
+                : `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and its notice points to offset ${next.offset.toLocaleString("en-US")}, whose window shows ${lineRange(next.offset, next.lineCount)}.`
           }
         }
       }
