@@ -1,6 +1,6 @@
-// What the store writes and reads, shared by the SQLite and in-memory stores: transcript messages
-// as JSON rows with a digest (written once), and a checkpoint as its figures plus entries that
-// reference transcript messages and hold a body only where the checkpoint changed the message.
+// What the stores write and read: transcript messages as JSON rows with a digest and a running
+// prefix digest (written once), and a checkpoint as its figures plus entries that reference
+// transcript messages and hold a body only where the checkpoint changed the message.
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -27,7 +27,10 @@ export interface MessageRow {
   readonly messageId: string
   readonly role: string
   readonly body: string
+  /** SHA-256 of `body`. */
   readonly digest: string
+  /** SHA-256 over the previous row's prefix digest and this row's digest: one value names the whole prefix. */
+  readonly prefix: string
 }
 
 export interface EntryRow {
@@ -40,17 +43,73 @@ export interface EntryRow {
   readonly body: string | null
 }
 
+/** What a session's stored transcript is, in two values: its length and its last prefix digest. */
+export interface Head {
+  readonly length: number
+  /** Prefix digest of the last message ("" for an empty transcript). */
+  readonly prefix: string
+}
+
+export const emptyHead: Head = { length: 0, prefix: "" }
+
+export const digestOf = (body: string): string => createHash("sha256").update(body).digest("base64url")
+
+export const prefixOf = (previous: string, digest: string): string =>
+  createHash("sha256").update(previous).update("\n").update(digest).digest("base64url")
+
+/** Rows for messages `from ..` of a transcript, continuing the prefix chain from `previous`. */
+export const messageRows = (
+  messages: ReadonlyArray<Transcript.Message>,
+  from: number,
+  previous: string
+): Array<MessageRow> => {
+  const rows: Array<MessageRow> = []
+  let prefix = previous
+  for (let seq = from; seq < messages.length; seq++) {
+    const message = messages[seq]!
+    const body = JSON.stringify(message)
+    const digest = digestOf(body)
+    prefix = prefixOf(prefix, digest)
+    rows.push({ seq, messageId: message.id, role: message.role, body, digest, prefix })
+  }
+  return rows
+}
+
+const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((call, k) => {
+      const other = b[k]!
+      return call.id === other.id && call.name === other.name && call.arguments === other.arguments
+    }))
+
+/**
+ * Whether two neutral messages are the same value, field by field. Strings are compared with
+ * `===` (a pointer check when the host hands in the same strings again), never serialized.
+ */
+export const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean => {
+  if (a === b) return true
+  if (a.role !== b.role || a.id !== b.id || a.text !== b.text) return false
+  switch (a.role) {
+    case "user":
+      return true
+    case "assistant":
+      return sameCalls(a.toolCalls, (b as Transcript.AssistantMessage).toolCalls)
+    case "tool": {
+      const other = b as Transcript.ToolResultMessage
+      return a.callId === other.callId && a.isError === other.isError
+    }
+  }
+}
+
 /** The checkpoint without its context: the figures, stored as one JSON document. */
 export type Report = Omit<Checkpoint.Checkpoint, "context">
 
-export interface Prepared {
-  readonly messages: ReadonlyArray<MessageRow>
+export interface PreparedCheckpoint {
   readonly entries: ReadonlyArray<EntryRow>
   readonly report: string
   readonly checkpoint: Checkpoint.Checkpoint
 }
-
-const digestOf = (body: string): string => createHash("sha256").update(body).digest("base64url")
 
 const encodeCheckpoint = Schema.encodeSync(Checkpoint.Checkpoint)
 const decodeCheckpoint = Schema.decodeUnknownEither(Checkpoint.Checkpoint)
@@ -67,32 +126,35 @@ const malformed = (checkpointId: number, detail: string) =>
     new CheckpointStoreFailed({ operation: "read", detail: `checkpoint ${checkpointId} ${detail}` })
   )
 
-/** Rows for a checkpoint of a transcript, after checking that the two belong together. */
-export const prepare = (
+/**
+ * The entry rows and report of a checkpoint, after checking that it belongs to the transcript.
+ * Serializes only the context (the retained window), never the whole transcript.
+ */
+export const prepareCheckpoint = (
   transcript: Transcript.Transcript,
   checkpoint: Checkpoint.Checkpoint
-): Effect.Effect<Prepared, CheckpointInvalid> =>
+): Effect.Effect<PreparedCheckpoint, CheckpointInvalid> =>
   Effect.suspend(() => {
     if (checkpoint.transcriptLength !== transcript.messages.length) {
       return mismatch(
         `the checkpoint was built from ${checkpoint.transcriptLength} messages but the transcript has ${transcript.messages.length}; save it with the transcript it was built from`
       )
     }
-    const messages: Array<MessageRow> = []
-    const bodies = new Map<string, string>()
-    transcript.messages.forEach((message, seq) => {
-      const body = JSON.stringify(message)
-      bodies.set(message.id, body)
-      messages.push({ seq, messageId: message.id, role: message.role, body, digest: digestOf(body) })
-    })
+    const byId = new Map<string, Transcript.Message>()
+    for (const message of transcript.messages) byId.set(message.id, message)
     const entries: Array<EntryRow> = []
     for (const [position, entry] of checkpoint.context.entries()) {
-      const body = JSON.stringify(entry.message)
       if (entry.origin === "summary") {
-        entries.push({ position, origin: entry.origin, messageId: null, tokens: entry.tokens, body })
+        entries.push({
+          position,
+          origin: entry.origin,
+          messageId: null,
+          tokens: entry.tokens,
+          body: JSON.stringify(entry.message)
+        })
         continue
       }
-      const original = bodies.get(entry.message.id)
+      const original = byId.get(entry.message.id)
       if (original === undefined) {
         return mismatch("the checkpoint references a message the transcript does not have", entry.message.id)
       }
@@ -101,34 +163,12 @@ export const prepare = (
         origin: entry.origin,
         messageId: entry.message.id,
         tokens: entry.tokens,
-        body: body === original ? null : body
+        body: sameMessage(entry.message, original) ? null : JSON.stringify(entry.message)
       })
     }
     const { context: _context, ...report } = encodeCheckpoint(checkpoint)
-    return Effect.succeed({ messages, entries, report: JSON.stringify(report), checkpoint })
+    return Effect.succeed({ entries, report: JSON.stringify(report), checkpoint })
   })
-
-/** The first position where stored transcript rows and the new ones disagree, if any. */
-export const firstConflict = (
-  stored: ReadonlyArray<{ readonly seq: number; readonly messageId: string; readonly digest: string }>,
-  incoming: ReadonlyArray<MessageRow>
-): { readonly position: number; readonly messageId: string; readonly detail: string } | undefined => {
-  for (const row of stored) {
-    const next = incoming[row.seq]
-    if (next === undefined) continue
-    if (next.messageId !== row.messageId) {
-      return {
-        position: row.seq,
-        messageId: next.messageId,
-        detail: `the stored transcript has message ${row.messageId} there`
-      }
-    }
-    if (next.digest !== row.digest) {
-      return { position: row.seq, messageId: row.messageId, detail: "its content changed" }
-    }
-  }
-  return undefined
-}
 
 export interface StoredEntry {
   readonly origin: string
