@@ -8,6 +8,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -219,7 +220,9 @@ const makeSqlite = (options: SqliteOptions) =>
     })
   })
 
-const isSqlErrorBusy = (error: unknown): boolean => SqlStore.isSqlError(error) && isBusy(error)
+const isSqlErrorBusy = (error: unknown): boolean =>
+  (SqlStore.isSqlError(error) && isBusy(error)) ||
+  (error instanceof Migrator.MigrationError && SqlStore.isSqlError(error.cause) && isBusy(error.cause))
 
 /**
  * @since 0.1.0
