@@ -3,9 +3,9 @@
 // every committed checkpoint reads back exactly as built; the session's latest is one of them, of
 // the longest transcript committed, and the stored transcript is that one.
 import { assert, describe, it } from "@effect/vitest"
-import { Checkpoint, CheckpointStore, TokenEstimator } from "@toolcap/checkpoint"
+import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
-import { Effect, Either, Layer, Option } from "effect"
+import { Array as Arr, Effect, Either, Layer, Option, Order } from "effect"
 import { spawnChild } from "./fixtures/process.js"
 import { concurrentSaves, concurrentSession, concurrentTranscript } from "./fixtures/scenarios.js"
 import { freshLocation, type StoreKind, storeKinds } from "./fixtures/stores.js"
@@ -48,8 +48,11 @@ const verify = (outcomes: ReadonlyArray<Outcome>) =>
       assert.deepStrictEqual(stored.checkpoint, expected)
     }
     assert.deepStrictEqual(
-      [...(yield* store.list(concurrentSession))].sort((a, b) => a - b),
-      committed.map((o) => o.checkpointId).sort((a, b) => a - b)
+      Arr.sort(yield* store.list(concurrentSession), Order.number),
+      Arr.sort(
+        committed.map((o) => o.checkpointId),
+        Order.number
+      )
     )
     const latest = Option.getOrThrow(yield* store.latest(concurrentSession))
     const winner = committed.find((o) => o.checkpointId === latest.checkpointId)
@@ -82,7 +85,7 @@ describe("concurrent writers of one session", () => {
             )
             return Either.isRight(outcome)
               ? ({ writer, save, kind: "COMMITTED", checkpointId: outcome.right.checkpointId } as const)
-              : outcome.left._tag === "CheckpointConflict"
+              : outcome.left instanceof CheckpointError.CheckpointConflict
                 ? ({ writer, save, kind: "CONFLICT", conflict: outcome.left.kind } as const)
                 : ({ writer, save, kind: "ERROR", detail: outcome.left.message } as const)
           }),

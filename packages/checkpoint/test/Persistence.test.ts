@@ -222,4 +222,8 @@ const persistence = (kind: StoreKind) => {
   )
 }
 
-for (const kind of storeKinds) describe(`persistence (${kind})`, () => persistence(kind))
+for (const kind of storeKinds) {
+  describe(`persistence (${kind})`, () => {
+    persistence(kind)
+  })
+}
