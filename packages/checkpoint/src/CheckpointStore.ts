@@ -104,11 +104,14 @@ export const defaultFileName = "checkpoints.sqlite"
 
 /**
  * Migration 2: every transcript row carries the running prefix digest, and every session its head
- * (message count and last prefix digest), so a save checks what is stored with one read. Existing
- * rows are backfilled in order; the rewrite guard is lifted for the backfill only.
+ * (message count and last prefix digest), so a save checks what is stored with one read; a new
+ * row keeps its text apart from the JSON body (`text`, see `internal/record.ts`). Existing rows keep
+ * their whole-message body (`text` null); their digests are recomputed the new way and their
+ * prefixes backfilled in order, the rewrite guard lifted for the backfill only.
  */
 const sessionHeads: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE transcript_messages ADD COLUMN text TEXT`
   yield* sql`ALTER TABLE transcript_messages ADD COLUMN prefix TEXT NOT NULL DEFAULT ''`
   yield* sql`CREATE TABLE checkpoint_sessions (
     session_id TEXT PRIMARY KEY,
@@ -116,14 +119,19 @@ const sessionHeads: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.
     prefix TEXT NOT NULL
   )`
   yield* sql`DROP TRIGGER transcript_messages_never_rewritten`
-  const rows = yield* sql<{ session_id: string; seq: number; digest: string }>`
-    SELECT session_id, seq, digest FROM transcript_messages ORDER BY session_id, seq`
+  const rows = yield* sql<{ session_id: string; seq: number; body: string }>`
+    SELECT session_id, seq, body FROM transcript_messages ORDER BY session_id, seq`
   const heads = new Map<string, Record.Head>()
   for (const row of rows) {
     const previous = heads.get(row.session_id)?.prefix ?? ""
-    const prefix = Record.prefixOf(previous, row.digest)
+    const { digest, prefix } = Record.messageRow(
+      JSON.parse(row.body) as Transcript.Message,
+      row.seq,
+      previous
+    )
     heads.set(row.session_id, { length: row.seq + 1, prefix })
-    yield* sql`UPDATE transcript_messages SET prefix = ${prefix} WHERE session_id = ${row.session_id} AND seq = ${row.seq}`
+    yield* sql`UPDATE transcript_messages SET digest = ${digest}, prefix = ${prefix}
+      WHERE session_id = ${row.session_id} AND seq = ${row.seq}`
   }
   for (const [sessionId, head] of heads) {
     yield* sql`INSERT INTO checkpoint_sessions ${sql.insert({ session_id: sessionId, message_count: head.length, prefix: head.prefix })}`
@@ -212,8 +220,18 @@ const makeSqlite = (options: SqliteOptions) =>
     return yield* SqlStore.make({
       sql,
       migrations,
-      // processes opening a new file together: the migrator's transaction may find it busy
-      migrate: (run) => Effect.retry(run, { schedule: busyRetry, while: (error) => isSqlErrorBusy(error) }),
+      // processes opening a file together migrate one after another: the first write takes the
+      // database's write lock for the whole migration, so no process reads a half-migrated schema
+      migrate: (run) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`CREATE TABLE IF NOT EXISTS checkpoint_open_lock (held INTEGER)`
+              yield* sql`DELETE FROM checkpoint_open_lock`
+              return yield* run
+            })
+          )
+          .pipe(Effect.retry({ schedule: busyRetry, while: (error) => isSqlErrorBusy(error) })),
       lockClause: "",
       retryWhile: isBusy,
       retry: busyRetry
@@ -436,8 +454,8 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
 
     const read = (snapshot: MemoryState, stored: MemoryCheckpoint) =>
       Effect.gen(function* () {
-        const bodies = new Map(
-          (snapshot.sessions.get(stored.sessionId)?.rows ?? []).map((row) => [row.messageId, row.body])
+        const rows = new Map(
+          (snapshot.sessions.get(stored.sessionId)?.rows ?? []).map((row) => [row.messageId, row])
         )
         const checkpoint = yield* Record.reconstruct(
           stored.checkpointId,
@@ -446,7 +464,8 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
             origin: entry.origin,
             tokens: entry.tokens,
             body: entry.body,
-            original: entry.messageId === null ? null : (bodies.get(entry.messageId) ?? null)
+            original: entry.messageId === null ? null : (rows.get(entry.messageId)?.body ?? null),
+            originalText: entry.messageId === null ? null : (rows.get(entry.messageId)?.text ?? null)
           }))
         )
         return {
@@ -485,7 +504,7 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
           yield* Record.checkSessionId(sessionId)
           const snapshot = yield* Ref.get(state)
           const rows = snapshot.sessions.get(sessionId)?.rows ?? []
-          return { messages: rows.map((row) => JSON.parse(row.body) as Transcript.Message) }
+          return { messages: rows.map((row) => Record.messageOf(row.body, row.text) as Transcript.Message) }
         })
     }
     return store

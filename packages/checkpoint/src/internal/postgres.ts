@@ -22,11 +22,14 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       message_id text NOT NULL,
       role text NOT NULL,
       body text NOT NULL,
+      text text,
       digest text NOT NULL,
       prefix text NOT NULL,
       PRIMARY KEY (session_id, seq),
       UNIQUE (session_id, message_id)
     )`
+    // texts go in uncompressed: compressing tens of MiB of tool output costs more than it saves
+    yield* sql`ALTER TABLE transcript_messages ALTER COLUMN text SET STORAGE EXTERNAL`
     yield* sql`CREATE FUNCTION toolcap_transcript_messages_never_rewritten() RETURNS trigger
       LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'transcript messages are never rewritten'; END $$`
     yield* sql`CREATE TRIGGER transcript_messages_never_rewritten BEFORE UPDATE ON transcript_messages

@@ -26,8 +26,15 @@ export interface MessageRow {
   readonly seq: number
   readonly messageId: string
   readonly role: string
+  /** The message as JSON without its text, or the whole message when `text` is null. */
   readonly body: string
-  /** SHA-256 of `body`. */
+  /**
+   * The message's text as is, never JSON-escaped (escaping a large text costs more than parsing
+   * it). Null when the text holds a NUL or a lone surrogate, which text columns cannot carry: then
+   * `body` holds the whole message, escaped.
+   */
+  readonly text: string | null
+  /** SHA-256 of the message (see `messageRow`). */
   readonly digest: string
   /** SHA-256 over the previous row's prefix digest and this row's digest: one value names the whole prefix. */
   readonly prefix: string
@@ -52,10 +59,39 @@ export interface Head {
 
 export const emptyHead: Head = { length: 0, prefix: "" }
 
-export const digestOf = (body: string): string => createHash("sha256").update(body).digest("base64url")
-
 export const prefixOf = (previous: string, digest: string): string =>
   createHash("sha256").update(previous).update("\n").update(digest).digest("base64url")
+
+/** U+FFFD in UTF-8: what a lone surrogate becomes when a string is encoded. */
+const replacement = Buffer.from("\ufffd")
+
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * The row of one message and its digest: SHA-256 over the message without its text (JSON), a
+ * newline, and the text's UTF-8 bytes, which are encoded once and searched natively for what a
+ * text column cannot carry (a NUL; U+FFFD, then checked for a lone surrogate). Such a text is
+ * hashed and stored JSON-escaped, marked by a NUL byte no plain text has.
+ */
+export const messageRow = (message: Transcript.Message, seq: number, previous: string): MessageRow => {
+  const { text, ...envelope } = message
+  const head = JSON.stringify(envelope)
+  const bytes = Buffer.from(text, "utf8")
+  const plain = bytes.indexOf(0) === -1 && (bytes.indexOf(replacement) === -1 || !loneSurrogate.test(text))
+  const hash = createHash("sha256").update(head).update("\n")
+  if (plain) hash.update(bytes)
+  else hash.update("\u0000").update(JSON.stringify(text))
+  const digest = hash.digest("base64url")
+  return {
+    seq,
+    messageId: message.id,
+    role: message.role,
+    body: plain ? head : JSON.stringify(message),
+    text: plain ? text : null,
+    digest,
+    prefix: prefixOf(previous, digest)
+  }
+}
 
 /** Rows for messages `from ..` of a transcript, continuing the prefix chain from `previous`. */
 export const messageRows = (
@@ -66,13 +102,17 @@ export const messageRows = (
   const rows: Array<MessageRow> = []
   let prefix = previous
   for (let seq = from; seq < messages.length; seq++) {
-    const message = messages[seq]!
-    const body = JSON.stringify(message)
-    const digest = digestOf(body)
-    prefix = prefixOf(prefix, digest)
-    rows.push({ seq, messageId: message.id, role: message.role, body, digest, prefix })
+    const row = messageRow(messages[seq]!, seq, prefix)
+    prefix = row.prefix
+    rows.push(row)
   }
   return rows
+}
+
+/** A stored message from its row: the body, with the text put back when it was stored apart. */
+export const messageOf = (body: string, text: string | null): unknown => {
+  const parsed = JSON.parse(body) as Record<string, unknown>
+  return text === null ? parsed : { ...parsed, text }
 }
 
 const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
@@ -175,7 +215,9 @@ export interface StoredEntry {
   readonly tokens: number
   /** The entry's own body, or the transcript message's when the checkpoint did not change it. */
   readonly body: string | null
+  /** The transcript message's row (body and text), when it references one. */
   readonly original: string | null
+  readonly originalText: string | null
 }
 
 /** Rebuilds a checkpoint from its report and entries, validating what was read. */
@@ -190,10 +232,15 @@ export const reconstruct = (
     try {
       figures = JSON.parse(report) as Record<string, unknown>
       for (const entry of entries) {
-        const body = entry.body ?? entry.original
-        if (body === null)
+        const message =
+          entry.body !== null
+            ? (JSON.parse(entry.body) as unknown)
+            : entry.original !== null
+              ? messageOf(entry.original, entry.originalText)
+              : undefined
+        if (message === undefined)
           return malformed(checkpointId, "references a transcript message the store does not hold")
-        context.push({ origin: entry.origin, message: JSON.parse(body) as unknown, tokens: entry.tokens })
+        context.push({ origin: entry.origin, message, tokens: entry.tokens })
       }
     } catch (cause) {
       return malformed(

@@ -126,7 +126,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
       ),
     append: (sessionId, rows) =>
       Effect.forEach(
-        chunks(rows, (row) => row.body.length),
+        chunks(rows, (row) => row.body.length + (row.text?.length ?? 0)),
         (chunk) =>
           sql`INSERT INTO transcript_messages ${sql.insert(
             chunk.map((row) => ({
@@ -135,6 +135,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
               message_id: row.messageId,
               role: row.role,
               body: row.body,
+              text: row.text,
               digest: row.digest,
               prefix: row.prefix
             }))
@@ -193,8 +194,9 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         tokens: number
         body: string | null
         original: string | null
+        originalText: string | null
       }>`
-        SELECT e.origin, e.tokens, e.body, m.body AS original
+        SELECT e.origin, e.tokens, e.body, m.body AS original, m.text AS "originalText"
         FROM checkpoint_entries e
         LEFT JOIN transcript_messages m ON m.session_id = ${row.session_id} AND m.message_id = e.message_id
         WHERE e.checkpoint_id = ${checkpointId}
@@ -256,10 +258,11 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         const rows = yield* read(
           sql<{
             body: string
-          }>`SELECT body FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`
+            text: string | null
+          }>`SELECT body, text FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`
         )
         return yield* Transcript.decode({
-          messages: rows.map((row) => JSON.parse(row.body) as unknown)
+          messages: rows.map((row) => Record.messageOf(row.body, row.text))
         }).pipe(
           Effect.mapError(
             (error) =>
