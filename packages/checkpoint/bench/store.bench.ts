@@ -151,22 +151,21 @@ const benchStore = async (
   )
 }
 
+const node = (args: ReadonlyArray<string>) => {
+  const t = performance.now()
+  const r = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+  const ms = performance.now() - t
+  if (r.status !== 0)
+    throw new Error(`${args.join(" ")} exited ${r.status ?? r.signal}: ${r.stderr} ${r.stdout.slice(0, 500)}`)
+  return ms
+}
+
 const benchCli = (file: string, dir: string) => {
   const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/demo/dist/bin.js")
   if (!fs.existsSync(bin)) {
     console.log(`CLI: ${bin} is not built (run pnpm run build): not measured`)
     missed++
     return
-  }
-  const node = (args: ReadonlyArray<string>) => {
-    const t = performance.now()
-    const r = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
-    const ms = performance.now() - t
-    if (r.status !== 0)
-      throw new Error(
-        `${args.join(" ")} exited ${r.status ?? r.signal}: ${r.stderr} ${r.stdout.slice(0, 500)}`
-      )
-    return ms
   }
   const baseline: Array<number> = []
   const cli: Array<number> = []
