@@ -109,6 +109,36 @@ const storeLaws = (
   )
 
   it.scoped(
+    "texts a text column cannot carry (NUL, lone surrogates) and any other text round-trip exactly",
+    () =>
+      withStore((store) =>
+        Effect.gen(function* () {
+          const texts = [
+            "nul \u0000 inside",
+            "lone \ud800 high",
+            "lone \udc00 low",
+            "pair \ud83d\ude00 emoji",
+            "replacement \ufffd char",
+            "\u4e2d\u6587 and \u00e9",
+            ""
+          ]
+          const transcript: Transcript.Transcript = {
+            messages: texts.map((text, k) => ({ role: "user" as const, id: `t${k}`, text }))
+          }
+          const saved = yield* store.save("texts", transcript, yield* buildWith(transcript))
+          assert.deepStrictEqual(yield* store.transcript("texts"), transcript)
+          assert.deepStrictEqual(yield* store.latest("texts"), Option.some(saved))
+          // an edit of one of them is still caught
+          const edited: Transcript.Transcript = {
+            messages: transcript.messages.map((m, k) => (k === 1 ? { ...m, text: "lone \ud801 high" } : m))
+          }
+          const conflict = yield* Effect.flip(store.save("texts", edited, yield* buildWith(edited)))
+          assert.strictEqual(conflict instanceof CheckpointError.CheckpointConflict && conflict.position, 1)
+        })
+      )
+  )
+
+  it.scoped(
     "an empty transcript ([], { messages: [] }, no user message) is refused; the latest checkpoint stays",
     () =>
       withStore((store) =>

@@ -1,7 +1,7 @@
 // What the stores write and read: transcript messages as JSON rows with a digest and a running
 // prefix digest (written once), and a checkpoint as its figures plus entries that reference
 // transcript messages and hold a body only where the checkpoint changed the message.
-import { createHash } from "node:crypto"
+import * as crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -34,6 +34,8 @@ export interface MessageRow {
    * `body` holds the whole message, escaped.
    */
   readonly text: string | null
+  /** `text` as UTF-8, encoded once for the digest and bound as is (a driver would encode it again). */
+  readonly bytes: Uint8Array | null
   /** SHA-256 of the message (see `messageRow`). */
   readonly digest: string
   /** SHA-256 over the previous row's prefix digest and this row's digest: one value names the whole prefix. */
@@ -59,8 +61,13 @@ export interface Head {
 
 export const emptyHead: Head = { length: 0, prefix: "" }
 
-export const prefixOf = (previous: string, digest: string): string =>
-  createHash("sha256").update(previous).update("\n").update(digest).digest("base64url")
+/** One-shot hashing (Node 20.12+) skips a Hash object per message; older Nodes take the long way. */
+const sha256 =
+  typeof crypto.hash === "function"
+    ? (text: string) => crypto.hash("sha256", text, "base64url")
+    : (text: string) => crypto.createHash("sha256").update(text).digest("base64url")
+
+export const prefixOf = (previous: string, digest: string): string => sha256(`${previous}\n${digest}`)
 
 /** U+FFFD in UTF-8: what a lone surrogate becomes when a string is encoded. */
 const replacement = Buffer.from("\ufffd")
@@ -78,7 +85,7 @@ export const messageRow = (message: Transcript.Message, seq: number, previous: s
   const head = JSON.stringify(envelope)
   const bytes = Buffer.from(text, "utf8")
   const plain = bytes.indexOf(0) === -1 && (bytes.indexOf(replacement) === -1 || !loneSurrogate.test(text))
-  const hash = createHash("sha256").update(head).update("\n")
+  const hash = crypto.createHash("sha256").update(head).update("\n")
   if (plain) hash.update(bytes)
   else hash.update("\u0000").update(JSON.stringify(text))
   const digest = hash.digest("base64url")
@@ -88,6 +95,7 @@ export const messageRow = (message: Transcript.Message, seq: number, previous: s
     role: message.role,
     body: plain ? head : JSON.stringify(message),
     text: plain ? text : null,
+    bytes: plain ? bytes : null,
     digest,
     prefix: prefixOf(previous, digest)
   }
@@ -110,9 +118,10 @@ export const messageRows = (
 }
 
 /** A stored message from its row: the body, with the text put back when it was stored apart. */
-export const messageOf = (body: string, text: string | null): unknown => {
+export const messageOf = (body: string, text: string | Uint8Array | null): unknown => {
   const parsed = JSON.parse(body) as Record<string, unknown>
-  return text === null ? parsed : { ...parsed, text }
+  if (text === null) return parsed
+  return { ...parsed, text: typeof text === "string" ? text : Buffer.from(text).toString("utf8") }
 }
 
 const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
@@ -217,7 +226,7 @@ export interface StoredEntry {
   readonly body: string | null
   /** The transcript message's row (body and text), when it references one. */
   readonly original: string | null
-  readonly originalText: string | null
+  readonly originalText: string | Uint8Array | null
 }
 
 /** Rebuilds a checkpoint from its report and entries, validating what was read. */

@@ -135,7 +135,8 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
               message_id: row.messageId,
               role: row.role,
               body: row.body,
-              text: row.text,
+              // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
+              text: row.bytes,
               digest: row.digest,
               prefix: row.prefix
             }))
@@ -194,7 +195,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         tokens: number
         body: string | null
         original: string | null
-        originalText: string | null
+        originalText: string | Uint8Array | null
       }>`
         SELECT e.origin, e.tokens, e.body, m.body AS original, m.text AS "originalText"
         FROM checkpoint_entries e
@@ -258,7 +259,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         const rows = yield* read(
           sql<{
             body: string
-            text: string | null
+            text: string | Uint8Array | null
           }>`SELECT body, text FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`
         )
         return yield* Transcript.decode({
