@@ -15,6 +15,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -25,7 +26,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { Mcp, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
-import { Transcript } from "@toolcap/checkpoint"
+import { CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import * as Demo from "./Demo.js"
@@ -227,6 +228,19 @@ const formatOption = Options.choice("format", [
   "openai-responses"
 ]).pipe(Options.withDescription("Shape of the transcript file (default: detected)."), Options.optional)
 
+const storeOption = Options.text("store").pipe(
+  Options.withDescription(
+    "Checkpoint store: a SQLite file or a postgres:// URL (default: $TOOLCAP_CHECKPOINT_STORE, else <data-dir>/checkpoints.sqlite)."
+  ),
+  Options.optional
+)
+
+/** `--store`, else `TOOLCAP_CHECKPOINT_STORE`, else the data dir's SQLite file (the host's default). */
+const storeLocation = (store: Option.Option<string>) =>
+  Option.isSome(store)
+    ? Effect.succeed(store)
+    : Config.option(Config.nonEmptyString("TOOLCAP_CHECKPOINT_STORE")).pipe(Effect.mapError(usage))
+
 const checkpointBuild = Command.make(
   "build",
   {
@@ -239,14 +253,18 @@ const checkpointBuild = Command.make(
       Options.optional
     ),
     format: formatOption,
-    dataDir: dataDirOption
+    dataDir: dataDirOption,
+    store: storeOption
   },
   (args) =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const bytes = yield* fs.readFile(args.transcript).pipe(Effect.mapError(usage))
       const config = yield* hostConfig({ ...args, workspace: Option.none(), approve: [] })
-      const host = yield* ToolHost.make(config).pipe(Effect.mapError(usage))
+      const store = yield* storeLocation(args.store)
+      const host = yield* ToolHost.make({ ...config, checkpointFile: Option.getOrUndefined(store) }).pipe(
+        Effect.mapError(usage)
+      )
       const exit = yield* Transcript.parseJson(bytes).pipe(
         Effect.flatMap((transcript) =>
           host.checkpoint(transcript, {
@@ -264,18 +282,22 @@ const checkpointShow = Command.make(
   "show",
   {
     session: Options.text("session").pipe(Options.withDescription("Session id.")),
-    dataDir: dataDirOption
+    dataDir: dataDirOption,
+    store: storeOption
   },
   (args) =>
     Effect.gen(function* () {
       const config = yield* hostConfig({ ...args, workspace: Option.none(), approve: [] })
-      const host = yield* ToolHost.make(config).pipe(Effect.mapError(usage))
+      const store = yield* storeLocation(args.store)
+      const host = yield* ToolHost.make({ ...config, checkpointFile: Option.getOrUndefined(store) }).pipe(
+        Effect.mapError(usage)
+      )
       const exit = yield* Effect.exit(host.latestCheckpoint)
       if (Exit.isSuccess(exit) && Option.isNone(exit.value)) {
         yield* printLine(
           Outcome.fail({
             code: "CHECKPOINT_NOT_FOUND",
-            message: `No checkpoint is stored for session "${args.session}" in ${ToolHost.checkpointFileOf(config.dataDir)}. Build one with: toolcap checkpoint build <transcript.json> --session ${args.session}`,
+            message: `No checkpoint is stored for session "${args.session}" in ${Option.isSome(store) && !CheckpointStore.isPostgresUrl(store.value) ? store.value : Option.isSome(store) ? "the PostgreSQL store" : ToolHost.checkpointFileOf(config.dataDir)}. Build one with: toolcap checkpoint build <transcript.json> --session ${args.session}`,
             sessionId: args.session
           })
         )

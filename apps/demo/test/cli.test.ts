@@ -284,6 +284,61 @@ describe("toolcap checkpoint", () => {
     assert.strictEqual(none.code, 2)
     assert.strictEqual((onlyLine(none.stdout)["error"] as Json)["code"], "CHECKPOINT_NOT_FOUND")
   })
+
+  it("refuses an empty transcript (exit 2, CHECKPOINT_INVALID empty); the session's latest checkpoint stays", async () => {
+    const file = path.join(dirs.root, "good.json")
+    fs.writeFileSync(file, JSON.stringify(transcript))
+    const built = await runCli(["checkpoint", "build", file, "--session", "cp3", "--data-dir", dirs.dataDir])
+    assert.strictEqual(built.code, 0, built.stderr)
+    const saved = onlyLine(built.stdout)["result"]
+    for (const empty of ["[]", '{"messages":[]}']) {
+      const emptyFile = path.join(dirs.root, "empty.json")
+      fs.writeFileSync(emptyFile, empty)
+      const refused = await runCli([
+        "checkpoint",
+        "build",
+        emptyFile,
+        "--session",
+        "cp3",
+        "--data-dir",
+        dirs.dataDir
+      ])
+      assert.strictEqual(refused.code, 2, empty)
+      const error = onlyLine(refused.stdout)["error"] as Json
+      assert.strictEqual(error["code"], "CHECKPOINT_INVALID")
+      assert.strictEqual(error["reason"], "empty")
+    }
+    const shown = await runCli(["checkpoint", "show", "--session", "cp3", "--data-dir", dirs.dataDir])
+    assert.strictEqual(shown.code, 0)
+    assert.deepStrictEqual(onlyLine(shown.stdout)["result"], saved)
+  })
+
+  it("--store and TOOLCAP_CHECKPOINT_STORE choose the store (here a SQLite file outside the data dir)", async () => {
+    const file = path.join(dirs.root, "store.json")
+    fs.writeFileSync(file, JSON.stringify(transcript))
+    const store = path.join(dirs.root, "elsewhere", "fleet.sqlite")
+    const built = await runCli([
+      "checkpoint",
+      "build",
+      file,
+      "--session",
+      "cp4",
+      "--data-dir",
+      dirs.dataDir,
+      "--store",
+      store
+    ])
+    assert.strictEqual(built.code, 0, built.stderr)
+    assert.isTrue(fs.existsSync(store))
+    const viaEnv = await runCli(["checkpoint", "show", "--session", "cp4", "--data-dir", dirs.dataDir], {
+      env: { TOOLCAP_CHECKPOINT_STORE: store }
+    })
+    assert.strictEqual(viaEnv.code, 0, viaEnv.stderr)
+    assert.deepStrictEqual(onlyLine(viaEnv.stdout)["result"], onlyLine(built.stdout)["result"])
+    // the data dir's own store never saw that session
+    const local = await runCli(["checkpoint", "show", "--session", "cp4", "--data-dir", dirs.dataDir])
+    assert.strictEqual(local.code, 2)
+  })
 })
 
 describe("toolcap demo", () => {

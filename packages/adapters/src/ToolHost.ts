@@ -119,7 +119,10 @@ export interface ToolHostConfig {
   readonly dataDir: string
   readonly sessionId: string
   readonly approvedExternalRoots?: ReadonlyArray<string> | undefined
-  /** SQLite file of the checkpoint store; default `<dataDir>/checkpoints.sqlite`. */
+  /**
+   * Where checkpoints persist: a SQLite file, or a `postgres://` URL for a store shared by many
+   * hosts; default `<dataDir>/checkpoints.sqlite`.
+   */
   readonly checkpointFile?: string | undefined
   /** Remove the session's scratch directory when the layer closes (default false). */
   readonly endSessionOnClose?: boolean | undefined
@@ -199,9 +202,7 @@ export const make = (
     const checkpointContext = yield* Effect.cached(
       Layer.buildWithScope(
         Layer.mergeAll(
-          CheckpointStore.layerSqlite({
-            filename: config.checkpointFile ?? checkpointFileOf(config.dataDir)
-          }),
+          CheckpointStore.layerFromLocation(config.checkpointFile ?? checkpointFileOf(config.dataDir)),
           TokenEstimator.layer,
           Layer.succeed(Budgets.Budgets, budgets)
         ),

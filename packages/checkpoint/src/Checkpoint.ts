@@ -21,7 +21,7 @@ import * as Order from "effect/Order"
 import * as Schema from "effect/Schema"
 import { Budgets } from "@toolcap/limits"
 import { CheckpointInvalid } from "./CheckpointError.js"
-import { cutToBudget, markerBlock, repairSurrogates } from "./internal/cut.js"
+import { type CutText, cutToBudget, markerBlock, repairSurrogates } from "./internal/cut.js"
 import * as TokenEstimator from "./TokenEstimator.js"
 import * as Transcript from "./Transcript.js"
 
@@ -294,7 +294,249 @@ export const build = (
   })
 
 /**
- * Builds the checkpoint of an already decoded and validated transcript.
+ * Refuses a transcript with no user message (`[]`, `{ "messages": [] }`, or only assistant and
+ * tool messages): its checkpoint would be a context without a request.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requireUserMessage = (
+  transcript: Transcript.Transcript
+): Effect.Effect<void, CheckpointInvalid> =>
+  transcript.messages.some((message) => message.role === "user")
+    ? Effect.void
+    : Effect.fail(
+        new CheckpointInvalid({
+          reason: "empty",
+          detail:
+            transcript.messages.length === 0
+              ? "the transcript has no messages; checkpoint a conversation that holds at least one user message"
+              : `the transcript's ${transcript.messages.length} messages hold no user message; checkpoint a conversation that holds at least one`
+        })
+      )
+
+/** The figures of one cut, from the cut text and what it was cut from. */
+const cutFigures = (
+  messageId: string,
+  originalTokens: number,
+  budgetTokens: number,
+  cut: CutText
+): CutFigures => ({
+  messageId,
+  originalTokens,
+  budgetTokens,
+  markerTokens: cut.markerTokens,
+  headTokens: cut.headTokens,
+  tailTokens: cut.tailTokens,
+  tokens: cut.tokens,
+  headLength: cut.headLength,
+  tailLength: cut.tailLength
+})
+
+type Estimate = (text: string) => number
+
+/** Records lone-surrogate repairs of the texts that enter the context. */
+const makeRepairs = () => {
+  const repairs: Array<Repair> = []
+  const repaired = (id: string, text: string): string => {
+    const fixed = repairSurrogates(text)
+    if (fixed === undefined) return text
+    repairs.push({ messageId: id, kind: "lone-surrogate" })
+    return fixed
+  }
+  return { repairs, repaired }
+}
+
+type Repairs = ReturnType<typeof makeRepairs>
+
+interface Retained {
+  readonly entries: Array<ContextEntry>
+  readonly tokens: number
+  readonly cut: CutFigures | null
+  readonly dropped: { readonly userMessageIds: Array<string>; readonly otherMessages: number }
+}
+
+/** Step 1: user messages of the history, newest first, until the retention budget; the crossing one cut. */
+const retainUserMessages = (
+  messages: ReadonlyArray<Transcript.Message>,
+  historyEnd: number,
+  budgets: Budgets.BudgetsValue,
+  estimate: Estimate,
+  { repaired }: Repairs
+): Retained => {
+  const retentionBudget = budgets.checkpointRetentionTokens
+  const entries: Array<ContextEntry> = []
+  let used = 0
+  let cut: CutFigures | null = null
+  let crossing = -1
+  for (let at = historyEnd - 1; at >= 0; at--) {
+    const message = messages[at]!
+    if (message.role !== "user") continue
+    const text = repaired(message.id, message.text)
+    const tokens = estimate(text)
+    if (used + tokens <= retentionBudget) {
+      entries.push({
+        origin: "retained",
+        message: text === message.text ? message : { ...message, text },
+        tokens
+      })
+      used += tokens
+      continue
+    }
+    crossing = at
+    const left = retentionBudget - used
+    const shortened = cutToBudget(estimate, text, left, budgets.checkpointHeadShare, 1)
+    if (shortened !== undefined) {
+      entries.push({ origin: "cut", message: { ...message, text: shortened.text }, tokens: shortened.tokens })
+      used += shortened.tokens
+      cut = cutFigures(message.id, tokens, left, shortened)
+    }
+    break
+  }
+  entries.reverse()
+
+  const userMessageIds: Array<string> = []
+  let otherMessages = 0
+  const lastDropped = cut === null ? crossing : crossing - 1
+  for (let at = 0; at < historyEnd; at++) {
+    const message = messages[at]!
+    if (message.role === "user") {
+      if (at <= lastDropped) userMessageIds.push(message.id)
+    } else otherMessages++
+  }
+  return { entries, tokens: used, cut, dropped: { userMessageIds, otherMessages } }
+}
+
+/** Step 2: the host's summary as one user message of its own, not charged to the retention budget. */
+const summaryEntry = (summary: string, estimate: Estimate, { repaired }: Repairs): ContextEntry => {
+  const text = repaired(summaryId, summary)
+  return { origin: "summary", message: { role: "user", id: summaryId, text }, tokens: estimate(text) }
+}
+
+type RenderedResult = { readonly text: string; readonly tokens: number; readonly cut: CutFigures | null }
+
+/**
+ * The results of the open batch cut to a common cap, lowered until the re-estimated total fits;
+ * `undefined` when not even a marker per cut result fits.
+ */
+const waterFill = (
+  results: ReadonlyArray<Transcript.ToolResultMessage>,
+  texts: ReadonlyArray<string>,
+  sizes: ReadonlyArray<number>,
+  budgets: Budgets.BudgetsValue,
+  estimate: Estimate
+): { readonly rendered: Array<RenderedResult>; readonly cap: number } | undefined => {
+  const batchBudget = budgets.checkpointBatchTokens
+  let level = waterLevel(sizes, batchBudget)
+  // re-estimate after cutting; lower the cap and cut again while the batch still exceeds its budget
+  for (;;) {
+    const attempt: Array<RenderedResult> = []
+    for (let k = 0; k < texts.length; k++) {
+      const size = sizes[k]!
+      if (size <= level) {
+        attempt.push({ text: texts[k]!, tokens: size, cut: null })
+        continue
+      }
+      const shortened = cutToBudget(estimate, texts[k]!, level, budgets.checkpointHeadShare, 0)
+      if (shortened === undefined) return undefined
+      attempt.push({
+        text: shortened.text,
+        tokens: shortened.tokens,
+        cut: cutFigures(results[k]!.id, size, level, shortened)
+      })
+    }
+    const total = attempt.reduce((sum, entry) => sum + entry.tokens, 0)
+    if (total <= batchBudget) return { rendered: attempt, cap: level }
+    const cutCount = attempt.filter((entry) => entry.cut !== null).length
+    level -= Math.max(1, Math.ceil((total - batchBudget) / Math.max(1, cutCount)))
+  }
+}
+
+/** The open turn with lone surrogates of its text, call names and arguments repaired. */
+const repairedTurn = (turn: Transcript.AssistantMessage, repairs: Repairs): Transcript.AssistantMessage => {
+  const fixedText = repairSurrogates(turn.text)
+  const fixedCalls = turn.toolCalls.map((call) => {
+    const name = repairSurrogates(call.name)
+    const args = repairSurrogates(call.arguments)
+    return name === undefined && args === undefined
+      ? call
+      : { ...call, name: name ?? call.name, arguments: args ?? call.arguments }
+  })
+  const changed = fixedText !== undefined || fixedCalls.some((call, k) => call !== turn.toolCalls[k])
+  if (!changed) return turn
+  repairs.repairs.push({ messageId: turn.id, kind: "lone-surrogate" })
+  return { ...turn, text: fixedText ?? turn.text, toolCalls: fixedCalls }
+}
+
+/** Step 3: the open turn, verbatim, then its results water-filled to the batch budget. */
+const openBatch = (
+  messages: ReadonlyArray<Transcript.Message>,
+  turnAt: number,
+  budgets: Budgets.BudgetsValue,
+  estimate: Estimate,
+  repairs: Repairs
+): Effect.Effect<{ readonly entries: Array<ContextEntry>; readonly batch: Batch }, CheckpointInvalid> => {
+  const turn = messages[turnAt] as Transcript.AssistantMessage
+  const turnMessage = repairedTurn(turn, repairs)
+  const turnCost = turnTokens(estimate, turnMessage)
+  const results = messages.slice(turnAt + 1) as Array<Transcript.ToolResultMessage>
+  const texts = results.map((result) => repairs.repaired(result.id, result.text))
+  const sizes = texts.map(estimate)
+  const batchBudget = budgets.checkpointBatchTokens
+  const originalTokens = sizes.reduce((sum, size) => sum + size, 0)
+  let cap: number | null = null
+  let rendered: Array<RenderedResult> = texts.map((text, k) => ({ text, tokens: sizes[k]!, cut: null }))
+  if (originalTokens > batchBudget) {
+    const filled = waterFill(results, texts, sizes, budgets, estimate)
+    if (filled === undefined) {
+      const markerTokens = estimate(markerBlock)
+      const needed = sizes.reduce((sum, size) => sum + Math.min(size, markerTokens), 0)
+      return Effect.fail(
+        new CheckpointInvalid({
+          reason: "budget",
+          messageId: turn.id,
+          detail: `checkpointBatchTokens (${batchBudget}) cannot hold the ${results.length} results of the open batch even with each cut down to its marker; set ${Budgets.envName("checkpointBatchTokens")} to at least ${needed}`
+        })
+      )
+    }
+    rendered = filled.rendered
+    cap = filled.cap
+  }
+  const entries: Array<ContextEntry> = [{ origin: "turn", message: turnMessage, tokens: turnCost }]
+  results.forEach((result, k) => {
+    const entry = rendered[k]!
+    entries.push({
+      origin: entry.cut === null ? "result" : "result-cut",
+      message: entry.text === result.text ? result : { ...result, text: entry.text },
+      tokens: entry.tokens
+    })
+  })
+  const answered = new Set(results.map((result) => result.callId))
+  return Effect.succeed({
+    entries,
+    batch: {
+      assistantId: turn.id,
+      turnTokens: turnCost,
+      budgetTokens: batchBudget,
+      originalTokens,
+      tokens: rendered.reduce((sum, entry) => sum + entry.tokens, 0),
+      cap,
+      results: results.map((result, k) => ({
+        callId: result.callId,
+        messageId: result.id,
+        originalTokens: sizes[k]!,
+        tokens: rendered[k]!.tokens,
+        cut: rendered[k]!.cut
+      })),
+      pending: turn.toolCalls.filter((call) => !answered.has(call.id)).map((call) => call.id)
+    }
+  })
+}
+
+/**
+ * Builds the checkpoint of an already decoded and validated transcript: the retained user
+ * messages, the summary, the open batch (the three steps above), in that order. A transcript
+ * without a user message is refused (`CheckpointInvalid`, reason `empty`).
  *
  * @since 0.1.0
  * @category constructors
@@ -305,215 +547,42 @@ export const fromTranscript = (
   budgets: Budgets.BudgetsValue,
   estimate: (text: string) => number
 ): Effect.Effect<Checkpoint, CheckpointInvalid> =>
-  Effect.suspend(() => {
+  Effect.gen(function* () {
+    yield* requireUserMessage(transcript)
     const messages = transcript.messages
-    const retentionBudget = budgets.checkpointRetentionTokens
-    const headShare = budgets.checkpointHeadShare
-    const repairs: Array<Repair> = []
-    const repaired = (id: string, text: string): string => {
-      const fixed = repairSurrogates(text)
-      if (fixed === undefined) return text
-      repairs.push({ messageId: id, kind: "lone-surrogate" })
-      return fixed
-    }
-
+    const repairs = makeRepairs()
     const turnAt = openTurnIndex(messages)
-    const historyEnd = turnAt === -1 ? messages.length : turnAt
-
-    // 1. user messages, newest first, until the budget
-    const retained: Array<ContextEntry> = []
-    let used = 0
-    let cut: CutFigures | null = null
-    let crossing = -1
-    for (let at = historyEnd - 1; at >= 0; at--) {
-      const message = messages[at]!
-      if (message.role !== "user") continue
-      const text = repaired(message.id, message.text)
-      const tokens = estimate(text)
-      if (used + tokens <= retentionBudget) {
-        retained.push({
-          origin: "retained",
-          message: text === message.text ? message : { ...message, text },
-          tokens
-        })
-        used += tokens
-        continue
-      }
-      crossing = at
-      const left = retentionBudget - used
-      const shortened = cutToBudget(estimate, text, left, headShare, 1)
-      if (shortened !== undefined) {
-        retained.push({
-          origin: "cut",
-          message: { ...message, text: shortened.text },
-          tokens: shortened.tokens
-        })
-        used += shortened.tokens
-        cut = {
-          messageId: message.id,
-          originalTokens: tokens,
-          budgetTokens: left,
-          markerTokens: shortened.markerTokens,
-          headTokens: shortened.headTokens,
-          tailTokens: shortened.tailTokens,
-          tokens: shortened.tokens,
-          headLength: shortened.headLength,
-          tailLength: shortened.tailLength
-        }
-      }
-      break
-    }
-    retained.reverse()
-
-    const droppedUserIds: Array<string> = []
-    let otherDropped = 0
-    const lastDropped = cut === null ? crossing : crossing - 1
-    for (let at = 0; at < historyEnd; at++) {
-      const message = messages[at]!
-      if (message.role === "user") {
-        if (at <= lastDropped) droppedUserIds.push(message.id)
-      } else otherDropped++
-    }
-
-    // 2. the summary, after the retained user messages, not charged to their budget
-    const context: Array<ContextEntry> = retained
+    const retained = retainUserMessages(
+      messages,
+      turnAt === -1 ? messages.length : turnAt,
+      budgets,
+      estimate,
+      repairs
+    )
+    const context: Array<ContextEntry> = retained.entries
     let summaryTokens = 0
     if (options.summary !== undefined) {
-      const text = repaired(summaryId, options.summary)
-      summaryTokens = estimate(text)
-      context.push({
-        origin: "summary",
-        message: { role: "user", id: summaryId, text },
-        tokens: summaryTokens
-      })
+      const summary = summaryEntry(options.summary, estimate, repairs)
+      summaryTokens = summary.tokens
+      context.push(summary)
     }
-
-    // 3. the open turn and its batch
     let batch: Batch | null = null
     if (turnAt !== -1) {
-      const turn = messages[turnAt] as Transcript.AssistantMessage
-      const fixedText = repairSurrogates(turn.text)
-      const fixedCalls = turn.toolCalls.map((call) => {
-        const name = repairSurrogates(call.name)
-        const args = repairSurrogates(call.arguments)
-        return name === undefined && args === undefined
-          ? call
-          : { ...call, name: name ?? call.name, arguments: args ?? call.arguments }
-      })
-      const turnRepaired = fixedText !== undefined || fixedCalls.some((call, k) => call !== turn.toolCalls[k])
-      if (turnRepaired) repairs.push({ messageId: turn.id, kind: "lone-surrogate" })
-      const turnMessage: Transcript.AssistantMessage = turnRepaired
-        ? { ...turn, text: fixedText ?? turn.text, toolCalls: fixedCalls }
-        : turn
-      const turnCost = turnTokens(estimate, turnMessage)
-      context.push({ origin: "turn", message: turnMessage, tokens: turnCost })
-
-      const results = messages.slice(turnAt + 1) as Array<Transcript.ToolResultMessage>
-      const texts = results.map((result) => repaired(result.id, result.text))
-      const sizes = texts.map(estimate)
-      const batchBudget = budgets.checkpointBatchTokens
-      const originalTokens = sizes.reduce((sum, size) => sum + size, 0)
-      let cap: number | null = null
-      let rendered: Array<{ text: string; tokens: number; cut: CutFigures | null }> = texts.map(
-        (text, k) => ({
-          text,
-          tokens: sizes[k]!,
-          cut: null
-        })
-      )
-      if (originalTokens > batchBudget) {
-        let level = waterLevel(sizes, batchBudget)
-        // re-estimate after cutting; lower the cap and cut again while the batch still exceeds its budget
-        for (;;) {
-          const attempt: typeof rendered = []
-          let feasible = true
-          for (let k = 0; k < texts.length; k++) {
-            const size = sizes[k]!
-            if (size <= level) {
-              attempt.push({ text: texts[k]!, tokens: size, cut: null })
-              continue
-            }
-            const shortened = cutToBudget(estimate, texts[k]!, level, headShare, 0)
-            if (shortened === undefined) {
-              feasible = false
-              break
-            }
-            attempt.push({
-              text: shortened.text,
-              tokens: shortened.tokens,
-              cut: {
-                messageId: results[k]!.id,
-                originalTokens: size,
-                budgetTokens: level,
-                markerTokens: shortened.markerTokens,
-                headTokens: shortened.headTokens,
-                tailTokens: shortened.tailTokens,
-                tokens: shortened.tokens,
-                headLength: shortened.headLength,
-                tailLength: shortened.tailLength
-              }
-            })
-          }
-          const total = attempt.reduce((sum, entry) => sum + entry.tokens, 0)
-          if (!feasible) {
-            const markerTokens = estimate(markerBlock)
-            const needed = sizes.reduce((sum, size) => sum + Math.min(size, markerTokens), 0)
-            return Effect.fail(
-              new CheckpointInvalid({
-                reason: "budget",
-                messageId: turn.id,
-                detail: `checkpointBatchTokens (${batchBudget}) cannot hold the ${results.length} results of the open batch even with each cut down to its marker; set ${Budgets.envName("checkpointBatchTokens")} to at least ${needed}`
-              })
-            )
-          }
-          if (total <= batchBudget) {
-            rendered = attempt
-            cap = level
-            break
-          }
-          const cutCount = attempt.filter((entry) => entry.cut !== null).length
-          level -= Math.max(1, Math.ceil((total - batchBudget) / Math.max(1, cutCount)))
-        }
-      }
-      const batchResults: Array<BatchResult> = results.map((result, k) => ({
-        callId: result.callId,
-        messageId: result.id,
-        originalTokens: sizes[k]!,
-        tokens: rendered[k]!.tokens,
-        cut: rendered[k]!.cut
-      }))
-      results.forEach((result, k) => {
-        const entry = rendered[k]!
-        context.push({
-          origin: entry.cut === null ? "result" : "result-cut",
-          message: entry.text === result.text ? result : { ...result, text: entry.text },
-          tokens: entry.tokens
-        })
-      })
-      const answered = new Set(results.map((result) => result.callId))
-      batch = {
-        assistantId: turn.id,
-        turnTokens: turnCost,
-        budgetTokens: batchBudget,
-        originalTokens,
-        tokens: rendered.reduce((sum, entry) => sum + entry.tokens, 0),
-        cap,
-        results: batchResults,
-        pending: turn.toolCalls.filter((call) => !answered.has(call.id)).map((call) => call.id)
-      }
+      const open = yield* openBatch(messages, turnAt, budgets, estimate, repairs)
+      context.push(...open.entries)
+      batch = open.batch
     }
-
-    return Effect.succeed({
+    return {
       context,
       transcriptLength: messages.length,
-      retentionBudget,
-      retainedTokens: used,
+      retentionBudget: budgets.checkpointRetentionTokens,
+      retainedTokens: retained.tokens,
       summaryTokens,
-      cut,
-      dropped: { userMessageIds: droppedUserIds, otherMessages: otherDropped },
+      cut: retained.cut,
+      dropped: retained.dropped,
       batch,
-      repairs
-    })
+      repairs: repairs.repairs
+    }
   })
 
 /**

@@ -20,6 +20,8 @@ import * as Schema from "effect/Schema"
  * - `budget`: a budget is 0, not an integer, or too small for what must be kept.
  * - `session-id`: a session id outside `[A-Za-z0-9._-]{1,128}` (or `.` / `..`).
  * - `mismatch`: a checkpoint does not belong to the transcript it is saved with.
+ * - `empty`: the transcript has no user message (`[]`, `{ "messages": [] }`, or only assistant and
+ *   tool messages): its checkpoint would be a context without a request, so nothing is built or saved.
  *
  * @since 0.1.0
  * @category models
@@ -35,7 +37,8 @@ export const InvalidReason = Schema.Literal(
   "invalid-utf8",
   "budget",
   "session-id",
-  "mismatch"
+  "mismatch",
+  "empty"
 )
 
 /**
@@ -64,13 +67,34 @@ export class CheckpointInvalid extends Schema.TaggedError<CheckpointInvalid>()("
 }
 
 /**
- * A save would rewrite a transcript message the store already holds: transcripts are append-only.
+ * Why a save lost against what the store holds.
+ *
+ * - `rewrite`: the transcript changes a message the store already holds (another writer appended a
+ *   different message there first, or the host edited history);
+ * - `behind`: the store already holds a longer transcript of the session (another writer saved a
+ *   newer checkpoint first); the session's latest checkpoint never goes back to an older transcript.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ConflictKind = Schema.Literal("rewrite", "behind")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ConflictKind = typeof ConflictKind.Type
+
+/**
+ * A save lost against the stored transcript: transcripts are append-only and a session's latest
+ * checkpoint never moves back to a shorter transcript. Nothing of the save was written.
  *
  * @since 0.1.0
  * @category errors
  */
 export class CheckpointConflict extends Schema.TaggedError<CheckpointConflict>()("CheckpointConflict", {
   sessionId: Schema.String,
+  kind: ConflictKind,
   /** 0-based position in the transcript. */
   position: Schema.Number,
   messageId: Schema.String,
@@ -78,7 +102,9 @@ export class CheckpointConflict extends Schema.TaggedError<CheckpointConflict>()
 }) {
   readonly code = "CHECKPOINT_TRANSCRIPT_CONFLICT" as const
   override get message(): string {
-    return `Session ${this.sessionId}: message ${this.messageId} at position ${this.position} differs from the stored transcript (${this.detail}). Stored transcript messages are never rewritten: append new messages only, or use a new session id.`
+    return this.kind === "behind"
+      ? `Session ${this.sessionId}: the store already holds a longer transcript (${this.detail}); this checkpoint was not saved. Another writer saved a newer checkpoint first: read the session's transcript and latest checkpoint from the store, append to that, and checkpoint again.`
+      : `Session ${this.sessionId}: message ${this.messageId} at position ${this.position} differs from the stored transcript (${this.detail}); this checkpoint was not saved. Stored transcript messages are never rewritten: append new messages only, or use a new session id.`
   }
 }
 

@@ -13,18 +13,20 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Schedule from "effect/Schedule"
 import * as Checkpoint from "./Checkpoint.js"
-import { CheckpointConflict, type CheckpointInvalid, CheckpointStoreFailed } from "./CheckpointError.js"
+import type { CheckpointConflict, CheckpointInvalid } from "./CheckpointError.js"
+import { CheckpointStoreFailed } from "./CheckpointError.js"
 import * as Record from "./internal/record.js"
-import * as Transcript from "./Transcript.js"
+import * as Save from "./internal/save.js"
+import * as SqlStore from "./internal/sqlStore.js"
+import type * as Transcript from "./Transcript.js"
 
 /**
  * A checkpoint as the store holds it.
@@ -101,6 +103,44 @@ export const defaultFileName = "checkpoints.sqlite"
 // SQLite
 
 /**
+ * Migration 2: every transcript row carries the running prefix digest, and every session its head
+ * (message count and last prefix digest), so a save checks what is stored with one read; a new
+ * row keeps its text apart from the JSON body (`text`, see `internal/record.ts`). Existing rows keep
+ * their whole-message body (`text` null); their digests are recomputed the new way and their
+ * prefixes backfilled in order, the rewrite guard lifted for the backfill only.
+ */
+const sessionHeads: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE transcript_messages ADD COLUMN text TEXT`
+  yield* sql`ALTER TABLE transcript_messages ADD COLUMN prefix TEXT NOT NULL DEFAULT ''`
+  yield* sql`CREATE TABLE checkpoint_sessions (
+    session_id TEXT PRIMARY KEY,
+    message_count INTEGER NOT NULL,
+    prefix TEXT NOT NULL
+  )`
+  yield* sql`DROP TRIGGER transcript_messages_never_rewritten`
+  const rows = yield* sql<{ session_id: string; seq: number; body: string }>`
+    SELECT session_id, seq, body FROM transcript_messages ORDER BY session_id, seq`
+  const heads = new Map<string, Record.Head>()
+  for (const row of rows) {
+    const previous = heads.get(row.session_id)?.prefix ?? ""
+    const { digest, prefix } = Record.messageRow(
+      JSON.parse(row.body) as Transcript.Message,
+      row.seq,
+      previous
+    )
+    heads.set(row.session_id, { length: row.seq + 1, prefix })
+    yield* sql`UPDATE transcript_messages SET digest = ${digest}, prefix = ${prefix}
+      WHERE session_id = ${row.session_id} AND seq = ${row.seq}`
+  }
+  for (const [sessionId, head] of heads) {
+    yield* sql`INSERT INTO checkpoint_sessions ${sql.insert({ session_id: sessionId, message_count: head.length, prefix: head.prefix })}`
+  }
+  yield* sql`CREATE TRIGGER transcript_messages_never_rewritten BEFORE UPDATE ON transcript_messages
+    BEGIN SELECT RAISE(ABORT, 'transcript messages are never rewritten'); END`
+})
+
+/**
  * The schema, as versioned migrations (run by `@effect/sql`'s Migrator, recorded in the table
  * `checkpoint_migrations`). Migrations are append-only: a change is a new numbered entry.
  *
@@ -142,197 +182,65 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       body TEXT,
       PRIMARY KEY (checkpoint_id, position)
     )`
-  })
+  }),
+  "2_session_heads": sessionHeads
 }
 
-const failed = (operation: string) => (error: SqlError) =>
-  new CheckpointStoreFailed({
-    operation,
-    detail: error.cause instanceof Error ? error.cause.message : error.message
-  })
+/**
+ * How long a SQLite writer waits for another process's write transaction before SQLite gives up
+ * (better-sqlite3's default). A save that still finds the database busy runs again (below).
+ */
+const busyTimeoutMs = 5_000
 
-/** Rows per INSERT statement: keeps every statement far below SQLite's bound-parameter limit. */
-const insertChunk = 200
+/**
+ * Runs of a save that found the database busy: short jittered back-off, for up to two minutes in
+ * all, so a burst of writers from many processes queues instead of failing.
+ */
+const busyRetry = Schedule.exponential("10 millis", 1.5).pipe(
+  Schedule.union(Schedule.spaced("1 second")),
+  Schedule.jittered,
+  Schedule.upTo("2 minutes")
+)
 
-const chunks = <A>(rows: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let at = 0; at < rows.length; at += insertChunk) out.push(rows.slice(at, at + insertChunk))
-  return out
+const isBusy = (error: SqlError): boolean => {
+  const code = (error.cause as { code?: unknown } | undefined)?.code
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
 }
-
-const decodeTranscript = (transcript: unknown) =>
-  // a host may hand in a provider shape; the neutral one is what is stored
-  Transcript.fromAny(transcript)
-
-/** What every store does before it writes: validate the session id and transcript, prepare the rows. */
-const prepareSave = (sessionId: string, transcript: unknown, checkpoint: Checkpoint.Checkpoint) =>
-  Effect.gen(function* () {
-    yield* Record.checkSessionId(sessionId)
-    const decoded = yield* decodeTranscript(transcript)
-    const prepared = yield* Record.prepare(decoded, checkpoint)
-    const createdAt = yield* Clock.currentTimeMillis
-    return { prepared, createdAt }
-  })
 
 const makeSqlite = (options: SqliteOptions) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const open = (statement: string) => sql.unsafe(statement).pipe(Effect.mapError(SqlStore.failed("open")))
+    yield* open(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
     if (options.cacheSizeKiB !== undefined) {
-      yield* sql
-        .unsafe(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheSizeKiB))}`)
-        .pipe(Effect.mapError(failed("open")))
+      yield* open(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheSizeKiB))}`)
     }
-    yield* sql`PRAGMA synchronous = FULL`.pipe(Effect.mapError(failed("open")))
-    yield* sql`PRAGMA foreign_keys = ON`.pipe(Effect.mapError(failed("open")))
-    yield* Migrator.make({})({
-      loader: Migrator.fromRecord(migrations),
-      table: "checkpoint_migrations"
-    }).pipe(
-      Effect.mapError(
-        (error) =>
-          new CheckpointStoreFailed({
-            operation: "migrate",
-            detail:
-              error instanceof Migrator.MigrationError ? error.message : String(error.cause ?? error.message)
-          })
-      )
-    )
-
-    const readCheckpoint = (row: {
-      checkpoint_id: number
-      session_id: string
-      created_at: number
-      report: string
-    }): Effect.Effect<StoredCheckpoint, CheckpointStoreFailed> =>
-      Effect.gen(function* () {
-        const entries = yield* sql<{
-          origin: string
-          tokens: number
-          body: string | null
-          original: string | null
-        }>`
-        SELECT e.origin, e.tokens, e.body, m.body AS original
-        FROM checkpoint_entries e
-        LEFT JOIN transcript_messages m ON m.session_id = ${row.session_id} AND m.message_id = e.message_id
-        WHERE e.checkpoint_id = ${row.checkpoint_id}
-        ORDER BY e.position`.pipe(Effect.mapError(failed("read")))
-        const checkpoint = yield* Record.reconstruct(row.checkpoint_id, row.report, entries)
-        return {
-          checkpointId: row.checkpoint_id,
-          sessionId: row.session_id,
-          createdAt: row.created_at,
-          checkpoint
-        }
-      })
-
-    type CheckpointRow = { checkpoint_id: number; session_id: string; created_at: number; report: string }
-
-    const store: CheckpointStoreValue = {
-      save: (sessionId, transcript, checkpoint) =>
-        Effect.gen(function* () {
-          const { prepared, createdAt } = yield* prepareSave(sessionId, transcript, checkpoint)
-          return yield* sql
-            .withTransaction(
-              Effect.gen(function* () {
-                // a write first, so the transaction holds the write lock before it reads
-                const inserted = yield* sql<{ checkpoint_id: number }>`INSERT INTO checkpoints ${sql.insert({
-                  session_id: sessionId,
-                  created_at: createdAt,
-                  transcript_length: checkpoint.transcriptLength,
-                  retained_tokens: checkpoint.retainedTokens,
-                  summary_tokens: checkpoint.summaryTokens,
-                  report: prepared.report
-                })} RETURNING checkpoint_id`
-                const checkpointId = inserted[0]!.checkpoint_id
-                const stored = yield* sql<{ seq: number; messageId: string; digest: string }>`
-                SELECT seq, message_id AS messageId, digest FROM transcript_messages
-                WHERE session_id = ${sessionId} ORDER BY seq`
-                const conflict = Record.firstConflict(stored, prepared.messages)
-                if (conflict !== undefined) return yield* new CheckpointConflict({ sessionId, ...conflict })
-                for (const rows of chunks(prepared.messages.slice(stored.length))) {
-                  yield* sql`INSERT INTO transcript_messages ${sql.insert(
-                    rows.map((row) => ({
-                      session_id: sessionId,
-                      seq: row.seq,
-                      message_id: row.messageId,
-                      role: row.role,
-                      body: row.body,
-                      digest: row.digest
-                    }))
-                  )}`
-                }
-                for (const rows of chunks(prepared.entries)) {
-                  yield* sql`INSERT INTO checkpoint_entries ${sql.insert(
-                    rows.map((row) => ({
-                      checkpoint_id: checkpointId,
-                      position: row.position,
-                      origin: row.origin,
-                      message_id: row.messageId,
-                      tokens: row.tokens,
-                      body: row.body
-                    }))
-                  )}`
-                }
-                return { checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }
-              })
-            )
-            .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("save")(error))))
-        }),
-      latest: (sessionId) =>
-        Effect.gen(function* () {
-          yield* Record.checkSessionId(sessionId)
-          return yield* sql
-            .withTransaction(
-              Effect.gen(function* () {
-                const rows = yield* sql<CheckpointRow>`
-                SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
-                WHERE session_id = ${sessionId} ORDER BY checkpoint_id DESC LIMIT 1`.pipe(
-                  Effect.mapError(failed("read"))
-                )
-                return rows[0] === undefined ? Option.none() : Option.some(yield* readCheckpoint(rows[0]))
-              })
-            )
-            .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("read")(error))))
-        }),
-      get: (checkpointId) =>
+    yield* open("PRAGMA synchronous = FULL")
+    yield* open("PRAGMA foreign_keys = ON")
+    return yield* SqlStore.make({
+      sql,
+      migrations,
+      // processes opening a file together migrate one after another: the first write takes the
+      // database's write lock for the whole migration, so no process reads a half-migrated schema
+      migrate: (run) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
-              const rows = yield* sql<CheckpointRow>`
-              SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
-              WHERE checkpoint_id = ${checkpointId}`.pipe(Effect.mapError(failed("read")))
-              return rows[0] === undefined ? Option.none() : Option.some(yield* readCheckpoint(rows[0]))
+              yield* sql`CREATE TABLE IF NOT EXISTS checkpoint_open_lock (held INTEGER)`
+              yield* sql`DELETE FROM checkpoint_open_lock`
+              return yield* run
             })
           )
-          .pipe(Effect.catchTag("SqlError", (error) => Effect.fail(failed("read")(error)))),
-      list: (sessionId) =>
-        Effect.gen(function* () {
-          yield* Record.checkSessionId(sessionId)
-          const rows = yield* sql<{ checkpoint_id: number }>`
-          SELECT checkpoint_id FROM checkpoints WHERE session_id = ${sessionId} ORDER BY checkpoint_id`.pipe(
-            Effect.mapError(failed("read"))
-          )
-          return rows.map((row) => row.checkpoint_id)
-        }),
-      transcript: (sessionId) =>
-        Effect.gen(function* () {
-          yield* Record.checkSessionId(sessionId)
-          const rows = yield* sql<{ body: string }>`
-          SELECT body FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
-            Effect.mapError(failed("read"))
-          )
-          return yield* Transcript.decode({
-            messages: rows.map((row) => JSON.parse(row.body) as unknown)
-          }).pipe(
-            Effect.mapError(
-              (error) =>
-                new CheckpointStoreFailed({ operation: "read", detail: `stored transcript: ${error.detail}` })
-            )
-          )
-        })
-    }
-    return store
+          .pipe(Effect.retry({ schedule: busyRetry, while: (error) => isSqlErrorBusy(error) })),
+      lockClause: "",
+      retryWhile: isBusy,
+      retry: busyRetry
+    })
   })
+
+const isSqlErrorBusy = (error: unknown): boolean =>
+  (SqlStore.isSqlError(error) && isBusy(error)) ||
+  (error instanceof Migrator.MigrationError && SqlStore.isSqlError(error.cause) && isBusy(error.cause))
 
 /**
  * @since 0.1.0
@@ -373,20 +281,7 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<CheckpointStore
       )
     ),
     // better-sqlite3 throws while opening a file that is not a database; that is bad input, not a crash
-    Layer.catchAllCause((cause) =>
-      Layer.fail(
-        Cause.failureOption(cause).pipe(
-          Option.filter((error): error is CheckpointStoreFailed => error instanceof CheckpointStoreFailed),
-          Option.getOrElse(
-            () =>
-              new CheckpointStoreFailed({
-                operation: "open",
-                detail: `${options.filename}: ${Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : Cause.pretty(cause)}`
-              })
-          )
-        )
-      )
-    )
+    Layer.catchAllCause((cause) => openFailure(options.filename)(cause))
   )
 
 /**
@@ -399,10 +294,93 @@ export const layerDataDir = (dataDir: string): Layer.Layer<CheckpointStore, Chec
   layerSqlite({ filename: path.join(dataDir, defaultFileName) })
 
 // ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PostgresOptions {
+  /** A connection URL, `postgres://user:password@host:port/database` (libpq syntax). */
+  readonly url: string
+  /** Connections in the pool (default 4). */
+  readonly maxConnections?: number | undefined
+  /** Shown in `pg_stat_activity.application_name` (default `toolcap-checkpoint`). */
+  readonly applicationName?: string | undefined
+}
+
+const openFailure = (target: string) => (cause: Cause.Cause<unknown>) =>
+  Layer.fail(
+    Cause.failureOption(cause).pipe(
+      Option.filter((error): error is CheckpointStoreFailed => error instanceof CheckpointStoreFailed),
+      Option.getOrElse(() => {
+        const squashed = Cause.squash(cause)
+        const error = squashed as { cause?: unknown; message?: unknown }
+        const detail =
+          error.cause instanceof Error
+            ? error.cause.message
+            : squashed instanceof Error
+              ? squashed.message
+              : Cause.pretty(cause)
+        return new CheckpointStoreFailed({ operation: "open", detail: `${target}: ${detail}` })
+      })
+    )
+  )
+
+/** The URL without its password, for messages. */
+const redactUrl = (url: string): string => url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@")
+
+/**
+ * The PostgreSQL store (`@effect/sql-pg`), for a fleet of workers sharing sessions: migrations on
+ * open (hosts starting together take turns), one transaction per checkpoint with the session's row
+ * locked, so two writers of one session commit one after the other and the second is checked
+ * against what the first stored. The driver loads only when this layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPostgres = (
+  options: PostgresOptions
+): Layer.Layer<CheckpointStore, CheckpointStoreFailed> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.tryPromise({
+        try: () => import("./internal/postgres.js"),
+        catch: (cause) =>
+          new CheckpointStoreFailed({
+            operation: "open",
+            detail: `cannot load the PostgreSQL driver (install @effect/sql-pg): ${cause instanceof Error ? cause.message : String(cause)}`
+          })
+      }),
+      (postgres) =>
+        Layer.effect(CheckpointStore, postgres.make).pipe(Layer.provide(postgres.clientLayer(options)))
+    )
+  ).pipe(Layer.catchAllCause(openFailure(redactUrl(options.url))))
+
+/**
+ * Whether a store location is a PostgreSQL connection URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location)
+
+/**
+ * The store at a location: a `postgres://` / `postgresql://` URL selects PostgreSQL, anything
+ * else is a SQLite file name. This is what `--store` and `TOOLCAP_CHECKPOINT_STORE` name.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromLocation = (location: string): Layer.Layer<CheckpointStore, CheckpointStoreFailed> =>
+  isPostgresUrl(location) ? layerPostgres({ url: location }) : layerSqlite({ filename: location })
+
+// ---------------------------------------------------------------------------------------------
 // memory
 
 interface MemorySession {
-  readonly messages: ReadonlyArray<Record.MessageRow>
+  readonly rows: ReadonlyArray<Record.MessageRow>
+  readonly head: Record.Head
 }
 
 interface MemoryCheckpoint {
@@ -419,8 +397,8 @@ interface MemoryState {
 }
 
 /**
- * An in-memory store with the SQLite store's semantics (append-only transcripts, conflicts,
- * validation), for tests of the layers above.
+ * An in-memory store with the SQL stores' semantics (append-only transcripts, conflicts,
+ * validation, one writer at a time), for tests of the layers above.
  *
  * @since 0.1.0
  * @category layers
@@ -429,10 +407,55 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
   CheckpointStore,
   Effect.gen(function* () {
     const state = yield* Ref.make<MemoryState>({ sessions: new Map(), checkpoints: [] })
+    const writer = yield* Effect.makeSemaphore(1)
+    const known = Save.makeKnownSessions()
+
+    // a transaction works on a draft that replaces the state only when it succeeds
+    const transact: Save.Transact<never> = (body) =>
+      writer.withPermits(1)(
+        Effect.gen(function* () {
+          const snapshot = yield* Ref.get(state)
+          const sessions = new Map(snapshot.sessions)
+          const checkpoints = [...snapshot.checkpoints]
+          const session = (id: string): MemorySession =>
+            sessions.get(id) ?? { rows: [], head: Record.emptyHead }
+          const result = yield* body({
+            lockHead: (id) => Effect.succeed(session(id).head),
+            prefixAt: (id, seq) => Effect.succeed(session(id).rows[seq]?.prefix ?? ""),
+            rows: (id, from, to) => Effect.succeed(session(id).rows.slice(from, to)),
+            append: (id, rows) =>
+              Effect.sync(() => {
+                const current = session(id)
+                sessions.set(id, { ...current, rows: [...current.rows, ...rows] })
+              }),
+            setHead: (id, head) => Effect.sync(() => sessions.set(id, { ...session(id), head })),
+            insertCheckpoint: (row) =>
+              Effect.sync(() => {
+                const checkpointId = (checkpoints.at(-1)?.checkpointId ?? 0) + 1
+                checkpoints.push({
+                  checkpointId,
+                  sessionId: row.sessionId,
+                  createdAt: row.createdAt,
+                  report: row.report,
+                  entries: []
+                })
+                return checkpointId
+              }),
+            insertEntries: (checkpointId, entries) =>
+              Effect.sync(() => {
+                const at = checkpoints.findIndex((entry) => entry.checkpointId === checkpointId)
+                checkpoints[at] = { ...checkpoints[at]!, entries }
+              })
+          })
+          yield* Ref.set(state, { sessions, checkpoints })
+          return result
+        })
+      )
+
     const read = (snapshot: MemoryState, stored: MemoryCheckpoint) =>
       Effect.gen(function* () {
-        const bodies = new Map(
-          (snapshot.sessions.get(stored.sessionId)?.messages ?? []).map((row) => [row.messageId, row.body])
+        const rows = new Map(
+          (snapshot.sessions.get(stored.sessionId)?.rows ?? []).map((row) => [row.messageId, row])
         )
         const checkpoint = yield* Record.reconstruct(
           stored.checkpointId,
@@ -441,7 +464,8 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
             origin: entry.origin,
             tokens: entry.tokens,
             body: entry.body,
-            original: entry.messageId === null ? null : (bodies.get(entry.messageId) ?? null)
+            original: entry.messageId === null ? null : (rows.get(entry.messageId)?.body ?? null),
+            originalText: entry.messageId === null ? null : (rows.get(entry.messageId)?.text ?? null)
           }))
         )
         return {
@@ -453,34 +477,7 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
       })
     const store: CheckpointStoreValue = {
       save: (sessionId, transcript, checkpoint) =>
-        Effect.gen(function* () {
-          const { prepared, createdAt } = yield* prepareSave(sessionId, transcript, checkpoint)
-          const outcome = yield* Ref.modify(
-            state,
-            (snapshot): readonly [Either.Either<StoredCheckpoint, CheckpointConflict>, MemoryState] => {
-              const stored = snapshot.sessions.get(sessionId)?.messages ?? []
-              const conflict = Record.firstConflict(stored, prepared.messages)
-              if (conflict !== undefined) {
-                return [Either.left(new CheckpointConflict({ sessionId, ...conflict })), snapshot]
-              }
-              const checkpointId = (snapshot.checkpoints.at(-1)?.checkpointId ?? 0) + 1
-              const sessions = new Map(snapshot.sessions)
-              sessions.set(sessionId, { messages: [...stored, ...prepared.messages.slice(stored.length)] })
-              const next: MemoryState = {
-                sessions,
-                checkpoints: [
-                  ...snapshot.checkpoints,
-                  { checkpointId, sessionId, createdAt, report: prepared.report, entries: prepared.entries }
-                ]
-              }
-              return [
-                Either.right({ checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }),
-                next
-              ]
-            }
-          )
-          return yield* outcome
-        }),
+        Save.save(transact, known, sessionId, transcript, checkpoint),
       latest: (sessionId) =>
         Effect.gen(function* () {
           yield* Record.checkSessionId(sessionId)
@@ -506,8 +503,8 @@ export const layerMemory: Layer.Layer<CheckpointStore> = Layer.effect(
         Effect.gen(function* () {
           yield* Record.checkSessionId(sessionId)
           const snapshot = yield* Ref.get(state)
-          const rows = snapshot.sessions.get(sessionId)?.messages ?? []
-          return { messages: rows.map((row) => JSON.parse(row.body) as Transcript.Message) }
+          const rows = snapshot.sessions.get(sessionId)?.rows ?? []
+          return { messages: rows.map((row) => Record.messageOf(row.body, row.text) as Transcript.Message) }
         })
     }
     return store

@@ -131,7 +131,58 @@ export const reservedIdPrefix = "checkpoint:"
 const invalid = (reason: CheckpointInvalid["reason"], detail: string, messageId?: string) =>
   new CheckpointInvalid(messageId === undefined ? { reason, detail } : { reason, detail, messageId })
 
-const decodeTranscript = Schema.decodeUnknownEither(Transcript)
+const decodeMessage = Schema.decodeUnknownEither(Message)
+
+/**
+ * Transcripts this module decoded and validated. They are frozen (the container and its message
+ * list), so one handed back in, to `Checkpoint.build` or a store's `save`, is known valid without
+ * another pass: a host that decodes once pays for validation once.
+ */
+const validated = new WeakSet<object>()
+
+const sealed = (transcript: Transcript): Transcript => {
+  Object.freeze(transcript.messages)
+  validated.add(Object.freeze(transcript))
+  return transcript
+}
+
+/**
+ * Whether a value is a transcript this module decoded and validated (and froze).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const isValidated = (input: unknown): input is Transcript =>
+  typeof input === "object" && input !== null && validated.has(input)
+
+/**
+ * Messages decoded before, by the object they were decoded from. A host's transcript grows at the
+ * end, so a save after appending one message decodes one message, not all of them. A cached
+ * message is reused only while every field of its source is still the same value (`===`).
+ */
+const decodedBefore = new WeakMap<object, Message>()
+
+const sameCalls = (raw: unknown, calls: ReadonlyArray<ToolCall>): boolean =>
+  Array.isArray(raw) &&
+  raw.length === calls.length &&
+  calls.every((call, k) => {
+    const other: unknown = raw[k]
+    return (
+      isRecord(other) &&
+      other.id === call.id &&
+      other.name === call.name &&
+      other.arguments === call.arguments
+    )
+  })
+
+const unchanged = (raw: Record<string, unknown>, message: Message): boolean =>
+  raw.role === message.role &&
+  raw.id === message.id &&
+  raw.text === message.text &&
+  (message.role === "user" ||
+    (message.role === "tool"
+      ? raw.callId === message.callId && raw.isError === message.isError
+      : sameCalls(raw.toolCalls, message.toolCalls)))
 
 const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -144,6 +195,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> =>
  */
 export const decode = (input: unknown): Effect.Effect<Transcript, CheckpointInvalid> =>
   Effect.suspend(() => {
+    if (isValidated(input)) return Effect.succeed(input)
     if (!isRecord(input) || !Array.isArray(input.messages)) {
       return Effect.fail(
         invalid(
@@ -164,11 +216,29 @@ export const decode = (input: unknown): Effect.Effect<Transcript, CheckpointInva
         )
       }
     }
-    const decoded = decodeTranscript(input)
-    if (Either.isLeft(decoded)) {
-      return Effect.fail(invalid("schema", ParseResult.TreeFormatter.formatErrorSync(decoded.left)))
+    const decoded: Array<Message> = []
+    for (let index = 0; index < messages.length; index++) {
+      const raw = messages[index] as Record<string, unknown>
+      const before = decodedBefore.get(raw)
+      if (before !== undefined && unchanged(raw, before)) {
+        decoded.push(before)
+        continue
+      }
+      const message = decodeMessage(raw)
+      if (Either.isLeft(message)) {
+        return Effect.fail(
+          invalid(
+            "schema",
+            `messages[${index}]: ${ParseResult.TreeFormatter.formatErrorSync(message.left)}`,
+            typeof raw.id === "string" ? raw.id : `#${index}`
+          )
+        )
+      }
+      decodedBefore.set(raw, message.right)
+      decoded.push(message.right)
     }
-    return Effect.as(validate(decoded.right), decoded.right)
+    const transcript: Transcript = { messages: decoded }
+    return Effect.as(validate(transcript), sealed(transcript))
   })
 
 /**
@@ -328,7 +398,7 @@ const placeholder = (type: string): string => `[${type} omitted]`
 
 const finish = (messages: Array<Message>): Effect.Effect<Transcript, CheckpointInvalid> => {
   const transcript: Transcript = { messages }
-  return Effect.as(validate(transcript), transcript)
+  return Effect.as(validate(transcript), sealed(transcript))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -738,7 +808,7 @@ export const detect = (input: unknown): Format => {
  */
 export const fromAny = (
   input: unknown,
-  format: Format = detect(input)
+  format: Format = isValidated(input) ? "toolcap" : detect(input)
 ): Effect.Effect<Transcript, CheckpointInvalid> => {
   switch (format) {
     case "toolcap":

@@ -1,42 +1,59 @@
-// Real processes, real files: a checkpoint survives SIGKILL of the process that saved it, and a
-// writer killed mid-transaction, again and again, never leaves the store unreadable or the last
-// committed checkpoint damaged (spec §7 last criterion; DECISIONS §7 "survives a restart").
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+// Real processes, real files, a real PostgreSQL server: a checkpoint survives SIGKILL of the
+// process that saved it, and a writer killed mid-transaction, again and again, never leaves the
+// store unreadable or the last committed checkpoint damaged (spec §7 last criterion; DECISIONS §7
+// "survives a restart"), on SQLite and on PostgreSQL.
 import { assert, describe, it } from "@effect/vitest"
 import { Checkpoint, CheckpointStore, TokenEstimator, type Transcript } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Array as Arr, Effect, Layer, Option, Order } from "effect"
+import { Array as Arr, Effect, Layer, Option, Order, Redacted } from "effect"
 import { type Child, spawnChild, uncommittedWalFrames } from "./fixtures/process.js"
 import { crashTranscript, restartTranscript } from "./fixtures/scenarios.js"
+import { freshLocation, type StoreKind, storeKinds } from "./fixtures/stores.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-checkpoint-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const clientOf = (kind: StoreKind, location: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  kind === "postgres"
+    ? PgClient.layer({ url: Redacted.make(location), maxConnections: 1 })
+    : SqliteClient.layer({ filename: location })
+
+/**
+ * Evidence that a kill landed inside a save's transaction. SQLite: WAL frames no commit closed.
+ * PostgreSQL: the writer's connection had a transaction open just before the kill.
+ */
+const openTransaction = (kind: StoreKind, location: string, writer: string) =>
+  kind === "sqlite"
+    ? Effect.succeed(false)
+    : Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ n: number | string }>`
+          SELECT count(*) AS n FROM pg_stat_activity
+          WHERE application_name = ${`toolcap-${writer}`} AND xact_start IS NOT NULL`
+      ).pipe(
+        Effect.map((rows) => Number(rows[0]!.n) > 0),
+        Effect.provide(clientOf(kind, location)),
+        Effect.orDie
+      )
 
 const builder = Layer.merge(Budgets.layer, TokenEstimator.layer)
 
 const expectedCheckpoint = (transcript: Transcript.Transcript) =>
   Effect.provide(Checkpoint.build(transcript), builder)
 
-describe("persistence", () => {
+const persistence = (kind: StoreKind) => {
   it.scopedLive(
-    "spec §7: an oversized parallel batch compacts to a bounded marked tail, survives SIGKILL and restart, originals unchanged",
+    `spec §7 (${kind}): an oversized parallel batch compacts to a bounded marked tail, survives SIGKILL and restart, originals unchanged`,
     () =>
       Effect.gen(function* () {
-        const dir = yield* tempDir
-        const filename = path.join(dir, "data", "checkpoints.sqlite")
-        const writer = yield* spawnChild(["restart-writer", filename, "session-restart"])
+        const location = yield* freshLocation(kind)
+        const writer = yield* spawnChild(["restart-writer", location, "session-restart"])
         const saved = yield* Effect.promise(() => writer.waitFor((line) => line.startsWith("SAVED ")))
         writer.process.kill("SIGKILL")
         const exit = yield* Effect.promise(() => writer.exited)
         assert.strictEqual(exit.signal, "SIGKILL")
 
-        const reader = yield* spawnChild(["reader", filename, "session-restart"])
+        const reader = yield* spawnChild(["reader", location, "session-restart"])
         const line = yield* Effect.promise(() => reader.waitFor(() => true))
         assert.strictEqual((yield* Effect.promise(() => reader.exited)).code, 0, reader.stderr())
         const read = JSON.parse(line) as {
@@ -82,11 +99,10 @@ describe("persistence", () => {
   )
 
   it.scopedLive(
-    "a writer SIGKILLed mid-transaction, 20 to 30 times: the store stays readable, committed checkpoints intact, nothing half-written",
+    `${kind}: a writer SIGKILLed mid-transaction, 20 to 30 times: the store stays readable, committed checkpoints intact, nothing half-written`,
     () =>
       Effect.gen(function* () {
-        const dir = yield* tempDir
-        const filename = path.join(dir, "checkpoints.sqlite")
+        const location = yield* freshLocation(kind)
         let killedWithFramesPending = 0
         // 20 kills; a few more (at most 30) only while none has yet been seen inside a transaction
         const minRuns = 20
@@ -118,7 +134,7 @@ describe("persistence", () => {
         // writers load ahead (three at a time) so the runs wait less for Node and tsx to start
         const ahead = 3
         const writers: Array<Child> = []
-        for (let k = 0; k < ahead; k++) writers.push(yield* spawnChild(["crash-writer", filename, `w${k}`]))
+        for (let k = 0; k < ahead; k++) writers.push(yield* spawnChild(["crash-writer", location, `w${k}`]))
         for (let run = 0; more(run); run++) {
           runs = run + 1
           const writer = writers[run]!
@@ -131,11 +147,12 @@ describe("persistence", () => {
           const round = run === 0 ? 2 : 1
           yield* Effect.promise(() => writer.waitFor((line) => line === `SAVING w${run}-${round}`))
           yield* Effect.sleep(Math.round(delayMs * jitter[run % jitter.length]!))
+          const inTransaction = yield* openTransaction(kind, location, `w${run}`)
           writer.process.kill("SIGKILL")
           const exit = yield* Effect.promise(() => writer.exited)
           assert.strictEqual(exit.signal, "SIGKILL", writer.stderr())
           if (more(run + ahead))
-            writers.push(yield* spawnChild(["crash-writer", filename, `w${run + ahead}`]))
+            writers.push(yield* spawnChild(["crash-writer", location, `w${run + ahead}`]))
           const commits = writer.lines.filter((line) => line.startsWith("COMMITTED "))
           for (const commit of commits) {
             const [, session, id] = commit.split(" ")
@@ -146,7 +163,7 @@ describe("persistence", () => {
             .at(-1)!
             .split(" ")[1]!
           const interrupted = commits.some((line) => line.split(" ")[1] === saving) ? undefined : saving
-          const pendingFrames = uncommittedWalFrames(filename)
+          const pendingFrames = kind === "sqlite" ? uncommittedWalFrames(location) : inTransaction ? 1 : 0
           if (pendingFrames > 0) killedWithFramesPending++
           const tooLate = commits.length > (run === 0 ? 1 : 0)
           if (tooLate) killedAfterCommit++
@@ -178,27 +195,35 @@ describe("persistence", () => {
               }
             }
             const sql = yield* SqlClient.SqlClient
-            const [integrity] = yield* sql<{ integrity_check: string }>`PRAGMA integrity_check`
-            assert.strictEqual(integrity!.integrity_check, "ok")
+            if (kind === "sqlite") {
+              const [integrity] = yield* sql<{ integrity_check: string }>`PRAGMA integrity_check`
+              assert.strictEqual(integrity!.integrity_check, "ok")
+            }
             // no transcript rows without the checkpoint they were saved with
             const [orphans] = yield* sql<{ n: number }>`
               SELECT count(*) AS n FROM (SELECT DISTINCT session_id FROM transcript_messages) t
               WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.session_id = t.session_id)`
-            assert.strictEqual(orphans!.n, 0)
+            assert.strictEqual(Number(orphans!.n), 0)
           }).pipe(
             Effect.provide(
-              Layer.merge(CheckpointStore.layerSqlite({ filename }), SqliteClient.layer({ filename }))
+              Layer.merge(CheckpointStore.layerFromLocation(location), clientOf(kind, location))
             ),
             Effect.scoped
           )
         }
         assert.isDefined(lastCommitted)
-        // the kills did land inside transactions: a WAL holding frames no commit closed
+        // the kills did land inside transactions (SQLite: a WAL holding frames no commit closed)
         assert.isAtLeast(killedWithFramesPending, 1)
         console.log(
-          `crash test: ${runs} kills, ${killedWithFramesPending} with uncommitted WAL frames pending, ${killedAfterCommit} after a commit`
+          `crash test (${kind}): ${runs} kills, ${killedWithFramesPending} inside a transaction, ${killedAfterCommit} after a commit`
         )
       }),
-    120_000
+    180_000
   )
-})
+}
+
+for (const kind of storeKinds) {
+  describe(`persistence (${kind})`, () => {
+    persistence(kind)
+  })
+}

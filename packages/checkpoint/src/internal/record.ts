@@ -1,7 +1,7 @@
-// What the store writes and reads, shared by the SQLite and in-memory stores: transcript messages
-// as JSON rows with a digest (written once), and a checkpoint as its figures plus entries that
-// reference transcript messages and hold a body only where the checkpoint changed the message.
-import { createHash } from "node:crypto"
+// What the stores write and read: transcript messages as JSON rows with a digest and a running
+// prefix digest (written once), and a checkpoint as its figures plus entries that reference
+// transcript messages and hold a body only where the checkpoint changed the message.
+import * as crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -26,8 +26,20 @@ export interface MessageRow {
   readonly seq: number
   readonly messageId: string
   readonly role: string
+  /** The message as JSON without its text, or the whole message when `text` is null. */
   readonly body: string
+  /**
+   * The message's text as is, never JSON-escaped (escaping a large text costs more than parsing
+   * it). Null when the text holds a NUL or a lone surrogate, which text columns cannot carry: then
+   * `body` holds the whole message, escaped.
+   */
+  readonly text: string | null
+  /** `text` as UTF-8, encoded once for the digest and bound as is (a driver would encode it again). */
+  readonly bytes: Uint8Array | null
+  /** SHA-256 of the message (see `messageRow`). */
   readonly digest: string
+  /** SHA-256 over the previous row's prefix digest and this row's digest: one value names the whole prefix. */
+  readonly prefix: string
 }
 
 export interface EntryRow {
@@ -40,17 +52,113 @@ export interface EntryRow {
   readonly body: string | null
 }
 
+/** What a session's stored transcript is, in two values: its length and its last prefix digest. */
+export interface Head {
+  readonly length: number
+  /** Prefix digest of the last message ("" for an empty transcript). */
+  readonly prefix: string
+}
+
+export const emptyHead: Head = { length: 0, prefix: "" }
+
+/** One-shot hashing (Node 20.12+) skips a Hash object per message; older Nodes take the long way. */
+const sha256 =
+  typeof crypto.hash === "function"
+    ? (text: string) => crypto.hash("sha256", text, "base64url")
+    : (text: string) => crypto.createHash("sha256").update(text).digest("base64url")
+
+export const prefixOf = (previous: string, digest: string): string => sha256(`${previous}\n${digest}`)
+
+/** U+FFFD in UTF-8: what a lone surrogate becomes when a string is encoded. */
+const replacement = Buffer.from("\ufffd")
+
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * The row of one message and its digest: SHA-256 over the message without its text (JSON), a
+ * newline, and the text's UTF-8 bytes, which are encoded once and searched natively for what a
+ * text column cannot carry (a NUL; U+FFFD, then checked for a lone surrogate). Such a text is
+ * hashed and stored JSON-escaped, marked by a NUL byte no plain text has.
+ */
+export const messageRow = (message: Transcript.Message, seq: number, previous: string): MessageRow => {
+  const { text, ...envelope } = message
+  const head = JSON.stringify(envelope)
+  const bytes = Buffer.from(text, "utf8")
+  const plain = bytes.indexOf(0) === -1 && (bytes.indexOf(replacement) === -1 || !loneSurrogate.test(text))
+  const hash = crypto.createHash("sha256").update(head).update("\n")
+  if (plain) hash.update(bytes)
+  else hash.update("\u0000").update(JSON.stringify(text))
+  const digest = hash.digest("base64url")
+  return {
+    seq,
+    messageId: message.id,
+    role: message.role,
+    body: plain ? head : JSON.stringify(message),
+    text: plain ? text : null,
+    bytes: plain ? bytes : null,
+    digest,
+    prefix: prefixOf(previous, digest)
+  }
+}
+
+/** Rows for messages `from ..` of a transcript, continuing the prefix chain from `previous`. */
+export const messageRows = (
+  messages: ReadonlyArray<Transcript.Message>,
+  from: number,
+  previous: string
+): Array<MessageRow> => {
+  const rows: Array<MessageRow> = []
+  let prefix = previous
+  for (let seq = from; seq < messages.length; seq++) {
+    const row = messageRow(messages[seq]!, seq, prefix)
+    prefix = row.prefix
+    rows.push(row)
+  }
+  return rows
+}
+
+/** A stored message from its row: the body, with the text put back when it was stored apart. */
+export const messageOf = (body: string, text: string | Uint8Array | null): unknown => {
+  const parsed = JSON.parse(body) as Record<string, unknown>
+  if (text === null) return parsed
+  return { ...parsed, text: typeof text === "string" ? text : Buffer.from(text).toString("utf8") }
+}
+
+const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((call, k) => {
+      const other = b[k]!
+      return call.id === other.id && call.name === other.name && call.arguments === other.arguments
+    }))
+
+/**
+ * Whether two neutral messages are the same value, field by field. Strings are compared with
+ * `===` (a pointer check when the host hands in the same strings again), never serialized.
+ */
+export const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean => {
+  if (a === b) return true
+  if (a.role !== b.role || a.id !== b.id || a.text !== b.text) return false
+  switch (a.role) {
+    case "user":
+      return true
+    case "assistant":
+      return sameCalls(a.toolCalls, (b as Transcript.AssistantMessage).toolCalls)
+    case "tool": {
+      const other = b as Transcript.ToolResultMessage
+      return a.callId === other.callId && a.isError === other.isError
+    }
+  }
+}
+
 /** The checkpoint without its context: the figures, stored as one JSON document. */
 export type Report = Omit<Checkpoint.Checkpoint, "context">
 
-export interface Prepared {
-  readonly messages: ReadonlyArray<MessageRow>
+export interface PreparedCheckpoint {
   readonly entries: ReadonlyArray<EntryRow>
   readonly report: string
   readonly checkpoint: Checkpoint.Checkpoint
 }
-
-const digestOf = (body: string): string => createHash("sha256").update(body).digest("base64url")
 
 const encodeCheckpoint = Schema.encodeSync(Checkpoint.Checkpoint)
 const decodeCheckpoint = Schema.decodeUnknownEither(Checkpoint.Checkpoint)
@@ -67,32 +175,35 @@ const malformed = (checkpointId: number, detail: string) =>
     new CheckpointStoreFailed({ operation: "read", detail: `checkpoint ${checkpointId} ${detail}` })
   )
 
-/** Rows for a checkpoint of a transcript, after checking that the two belong together. */
-export const prepare = (
+/**
+ * The entry rows and report of a checkpoint, after checking that it belongs to the transcript.
+ * Serializes only the context (the retained window), never the whole transcript.
+ */
+export const prepareCheckpoint = (
   transcript: Transcript.Transcript,
   checkpoint: Checkpoint.Checkpoint
-): Effect.Effect<Prepared, CheckpointInvalid> =>
+): Effect.Effect<PreparedCheckpoint, CheckpointInvalid> =>
   Effect.suspend(() => {
     if (checkpoint.transcriptLength !== transcript.messages.length) {
       return mismatch(
         `the checkpoint was built from ${checkpoint.transcriptLength} messages but the transcript has ${transcript.messages.length}; save it with the transcript it was built from`
       )
     }
-    const messages: Array<MessageRow> = []
-    const bodies = new Map<string, string>()
-    transcript.messages.forEach((message, seq) => {
-      const body = JSON.stringify(message)
-      bodies.set(message.id, body)
-      messages.push({ seq, messageId: message.id, role: message.role, body, digest: digestOf(body) })
-    })
+    const byId = new Map<string, Transcript.Message>()
+    for (const message of transcript.messages) byId.set(message.id, message)
     const entries: Array<EntryRow> = []
     for (const [position, entry] of checkpoint.context.entries()) {
-      const body = JSON.stringify(entry.message)
       if (entry.origin === "summary") {
-        entries.push({ position, origin: entry.origin, messageId: null, tokens: entry.tokens, body })
+        entries.push({
+          position,
+          origin: entry.origin,
+          messageId: null,
+          tokens: entry.tokens,
+          body: JSON.stringify(entry.message)
+        })
         continue
       }
-      const original = bodies.get(entry.message.id)
+      const original = byId.get(entry.message.id)
       if (original === undefined) {
         return mismatch("the checkpoint references a message the transcript does not have", entry.message.id)
       }
@@ -101,41 +212,21 @@ export const prepare = (
         origin: entry.origin,
         messageId: entry.message.id,
         tokens: entry.tokens,
-        body: body === original ? null : body
+        body: sameMessage(entry.message, original) ? null : JSON.stringify(entry.message)
       })
     }
     const { context: _context, ...report } = encodeCheckpoint(checkpoint)
-    return Effect.succeed({ messages, entries, report: JSON.stringify(report), checkpoint })
+    return Effect.succeed({ entries, report: JSON.stringify(report), checkpoint })
   })
-
-/** The first position where stored transcript rows and the new ones disagree, if any. */
-export const firstConflict = (
-  stored: ReadonlyArray<{ readonly seq: number; readonly messageId: string; readonly digest: string }>,
-  incoming: ReadonlyArray<MessageRow>
-): { readonly position: number; readonly messageId: string; readonly detail: string } | undefined => {
-  for (const row of stored) {
-    const next = incoming[row.seq]
-    if (next === undefined) continue
-    if (next.messageId !== row.messageId) {
-      return {
-        position: row.seq,
-        messageId: next.messageId,
-        detail: `the stored transcript has message ${row.messageId} there`
-      }
-    }
-    if (next.digest !== row.digest) {
-      return { position: row.seq, messageId: row.messageId, detail: "its content changed" }
-    }
-  }
-  return undefined
-}
 
 export interface StoredEntry {
   readonly origin: string
   readonly tokens: number
   /** The entry's own body, or the transcript message's when the checkpoint did not change it. */
   readonly body: string | null
+  /** The transcript message's row (body and text), when it references one. */
   readonly original: string | null
+  readonly originalText: string | Uint8Array | null
 }
 
 /** Rebuilds a checkpoint from its report and entries, validating what was read. */
@@ -150,10 +241,15 @@ export const reconstruct = (
     try {
       figures = JSON.parse(report) as Record<string, unknown>
       for (const entry of entries) {
-        const body = entry.body ?? entry.original
-        if (body === null)
+        const message =
+          entry.body !== null
+            ? (JSON.parse(entry.body) as unknown)
+            : entry.original !== null
+              ? messageOf(entry.original, entry.originalText)
+              : undefined
+        if (message === undefined)
           return malformed(checkpointId, "references a transcript message the store does not hold")
-        context.push({ origin: entry.origin, message: JSON.parse(body) as unknown, tokens: entry.tokens })
+        context.push({ origin: entry.origin, message, tokens: entry.tokens })
       }
     } catch (cause) {
       return malformed(

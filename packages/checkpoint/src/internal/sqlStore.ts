@@ -1,0 +1,277 @@
+// The store over an `@effect/sql` client, shared by SQLite and PostgreSQL: the same tables and
+// statements; the dialects differ only in how a writer locks a session and in the migrations.
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
+import type { CheckpointStoreValue, StoredCheckpoint } from "../CheckpointStore.js"
+import { CheckpointStoreFailed } from "../CheckpointError.js"
+import * as Transcript from "../Transcript.js"
+import * as Record from "./record.js"
+import * as Save from "./save.js"
+
+export const failed = (operation: string) => (error: SqlError) =>
+  new CheckpointStoreFailed({
+    operation,
+    detail: error.cause instanceof Error ? error.cause.message : error.message
+  })
+
+/**
+ * Rows per INSERT statement: far below SQLite's and PostgreSQL's bound-parameter limits
+ * (32,766 and 65,535; 7 columns a row).
+ */
+const chunkRows = 500
+
+/**
+ * Body bytes per INSERT statement: a 46 MiB transcript goes in as many statements of a few MiB,
+ * never as one statement the server must buffer whole.
+ */
+const chunkBytes = 4 * 1024 * 1024
+
+const chunks = <A>(rows: ReadonlyArray<A>, size: (row: A) => number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  let current: Array<A> = []
+  let bytes = 0
+  for (const row of rows) {
+    if (current.length > 0 && (current.length >= chunkRows || bytes + size(row) > chunkBytes)) {
+      out.push(current)
+      current = []
+      bytes = 0
+    }
+    current.push(row)
+    bytes += size(row)
+  }
+  if (current.length > 0) out.push(current)
+  return out
+}
+
+export interface SqlStoreOptions {
+  readonly sql: SqlClient.SqlClient
+  readonly migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>>
+  /** How the migrator runs (PostgreSQL: under an advisory lock, so hosts starting together take turns). */
+  readonly migrate: <A, E>(
+    run: Effect.Effect<A, E, SqlClient.SqlClient>
+  ) => Effect.Effect<A, E | SqlError, SqlClient.SqlClient>
+  /** Appended to the session head's SELECT inside a save (PostgreSQL: `FOR UPDATE`). */
+  readonly lockClause: string
+  /** Which failures are worth running the whole transaction again (SQLite: a busy database), how often. */
+  readonly retryWhile: (error: SqlError) => boolean
+  readonly retry: Schedule.Schedule<unknown, unknown>
+}
+
+type CheckpointRow = {
+  checkpoint_id: number | string
+  session_id: string
+  created_at: number | string
+  report: string
+}
+
+export const make = (options: SqlStoreOptions) =>
+  Effect.gen(function* () {
+    const { sql } = options
+    yield* options
+      .migrate(
+        Migrator.make({})({
+          loader: Migrator.fromRecord(options.migrations),
+          table: "checkpoint_migrations"
+        })
+      )
+      .pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.mapError(
+          (error) =>
+            new CheckpointStoreFailed({
+              operation: "migrate",
+              detail:
+                error instanceof Migrator.MigrationError
+                  ? error.message
+                  : String((error as SqlError).cause ?? (error as SqlError).message)
+            })
+        )
+      )
+    return store(options)
+  })
+
+const store = (options: SqlStoreOptions): CheckpointStoreValue => {
+  const { sql } = options
+  const known = Save.makeKnownSessions()
+
+  const tx: Save.WriteTx<SqlError> = {
+    lockHead: (sessionId) =>
+      Effect.gen(function* () {
+        // a write first: SQLite then holds the write lock for the rest of the transaction
+        yield* sql`INSERT INTO checkpoint_sessions (session_id, message_count, prefix)
+          VALUES (${sessionId}, 0, '') ON CONFLICT (session_id) DO NOTHING`
+        const [head] = yield* sql<{ message_count: number; prefix: string }>`
+          SELECT message_count, prefix FROM checkpoint_sessions WHERE session_id = ${sessionId} ${sql.literal(options.lockClause)}`
+        return head === undefined
+          ? Record.emptyHead
+          : { length: Number(head.message_count), prefix: head.prefix }
+      }),
+    prefixAt: (sessionId, seq) =>
+      Effect.map(
+        sql<{
+          prefix: string
+        }>`SELECT prefix FROM transcript_messages WHERE session_id = ${sessionId} AND seq = ${seq}`,
+        (rows) => rows[0]?.prefix ?? ""
+      ),
+    rows: (sessionId, from, to) =>
+      Effect.map(
+        sql<{ seq: number; message_id: string; digest: string }>`
+          SELECT seq, message_id, digest FROM transcript_messages
+          WHERE session_id = ${sessionId} AND seq >= ${from} AND seq < ${to} ORDER BY seq`,
+        (rows) => rows.map((row) => ({ seq: Number(row.seq), messageId: row.message_id, digest: row.digest }))
+      ),
+    append: (sessionId, rows) =>
+      Effect.forEach(
+        chunks(rows, (row) => row.body.length + (row.text?.length ?? 0)),
+        (chunk) =>
+          sql`INSERT INTO transcript_messages ${sql.insert(
+            chunk.map((row) => ({
+              session_id: sessionId,
+              seq: row.seq,
+              message_id: row.messageId,
+              role: row.role,
+              body: row.body,
+              // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
+              text: row.bytes,
+              digest: row.digest,
+              prefix: row.prefix
+            }))
+          )}`,
+        { discard: true }
+      ),
+    setHead: (sessionId, head) =>
+      sql`UPDATE checkpoint_sessions SET message_count = ${head.length}, prefix = ${head.prefix}
+        WHERE session_id = ${sessionId}`.pipe(Effect.asVoid),
+    insertCheckpoint: (row) =>
+      Effect.map(
+        sql<{ checkpoint_id: number | string }>`INSERT INTO checkpoints ${sql.insert({
+          session_id: row.sessionId,
+          created_at: row.createdAt,
+          transcript_length: row.transcriptLength,
+          retained_tokens: row.retainedTokens,
+          summary_tokens: row.summaryTokens,
+          report: row.report
+        })} RETURNING checkpoint_id`,
+        (rows) => Number(rows[0]!.checkpoint_id)
+      ),
+    insertEntries: (checkpointId, entries) =>
+      Effect.forEach(
+        chunks(entries, (entry) => entry.body?.length ?? 0),
+        (chunk) =>
+          sql`INSERT INTO checkpoint_entries ${sql.insert(
+            chunk.map((row) => ({
+              checkpoint_id: checkpointId,
+              position: row.position,
+              origin: row.origin,
+              message_id: row.messageId,
+              tokens: row.tokens,
+              body: row.body
+            }))
+          )}`,
+        { discard: true }
+      )
+  }
+
+  const transact: Save.Transact<SqlError> = (body) =>
+    sql.withTransaction(body(tx)).pipe(
+      Effect.retry({
+        schedule: options.retry,
+        while: (error) => isSqlError(error) && options.retryWhile(error)
+      }),
+      Effect.catchIf(isSqlError, (error) => Effect.fail(failed("save")(error)))
+    ) as never
+
+  const readCheckpoint = (
+    row: CheckpointRow
+  ): Effect.Effect<StoredCheckpoint, CheckpointStoreFailed | SqlError> =>
+    Effect.gen(function* () {
+      const checkpointId = Number(row.checkpoint_id)
+      const entries = yield* sql<{
+        origin: string
+        tokens: number
+        body: string | null
+        original: string | null
+        originalText: string | Uint8Array | null
+      }>`
+        SELECT e.origin, e.tokens, e.body, m.body AS original, m.text AS "originalText"
+        FROM checkpoint_entries e
+        LEFT JOIN transcript_messages m ON m.session_id = ${row.session_id} AND m.message_id = e.message_id
+        WHERE e.checkpoint_id = ${checkpointId}
+        ORDER BY e.position`
+      const checkpoint = yield* Record.reconstruct(checkpointId, row.report, entries)
+      return { checkpointId, sessionId: row.session_id, createdAt: Number(row.created_at), checkpoint }
+    })
+
+  const read = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
+    sql.withTransaction(effect).pipe(
+      Effect.retry({
+        schedule: options.retry,
+        while: (error) => isSqlError(error) && options.retryWhile(error)
+      }),
+      Effect.catchIf(isSqlError, (error) => Effect.fail(failed("read")(error)))
+    ) as Effect.Effect<A, Exclude<E, SqlError> | CheckpointStoreFailed>
+
+  const one = (rows: ReadonlyArray<CheckpointRow>) =>
+    rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(readCheckpoint(rows[0]), Option.some)
+
+  return {
+    save: (sessionId, transcript, checkpoint) =>
+      Save.save(transact, known, sessionId, transcript, checkpoint),
+    latest: (sessionId) =>
+      Effect.zipRight(
+        Record.checkSessionId(sessionId),
+        read(
+          Effect.flatMap(
+            sql<CheckpointRow>`
+              SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
+              WHERE session_id = ${sessionId} ORDER BY checkpoint_id DESC LIMIT 1`,
+            one
+          )
+        )
+      ),
+    get: (checkpointId) =>
+      read(
+        Effect.flatMap(
+          sql<CheckpointRow>`
+            SELECT checkpoint_id, session_id, created_at, report FROM checkpoints
+            WHERE checkpoint_id = ${checkpointId}`,
+          one
+        )
+      ),
+    list: (sessionId) =>
+      Effect.zipRight(
+        Record.checkSessionId(sessionId),
+        read(
+          Effect.map(
+            sql<{ checkpoint_id: number | string }>`
+              SELECT checkpoint_id FROM checkpoints WHERE session_id = ${sessionId} ORDER BY checkpoint_id`,
+            (rows) => rows.map((row) => Number(row.checkpoint_id))
+          )
+        )
+      ),
+    transcript: (sessionId) =>
+      Effect.gen(function* () {
+        yield* Record.checkSessionId(sessionId)
+        const rows = yield* read(
+          sql<{
+            body: string
+            text: string | Uint8Array | null
+          }>`SELECT body, text FROM transcript_messages WHERE session_id = ${sessionId} ORDER BY seq`
+        )
+        return yield* Transcript.decode({
+          messages: rows.map((row) => Record.messageOf(row.body, row.text))
+        }).pipe(
+          Effect.mapError(
+            (error) =>
+              new CheckpointStoreFailed({ operation: "read", detail: `stored transcript: ${error.detail}` })
+          )
+        )
+      })
+  }
+}
+
+export const isSqlError = (error: unknown): error is SqlError => error instanceof SqlError
