@@ -194,7 +194,6 @@ export const make = (
     const fs = yield* FileSystem.FileSystem
     const budgets = yield* Budgets.Budgets
     const sessionDir = path.join(scratchRoot(config.dataDir), sessionId)
-    const outputDir = path.join(sessionDir, toolOutputDirName)
     const nextSeq = yield* Ref.make(0)
     const ownerWritten = yield* Ref.make(false)
     const planted = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
