@@ -24,7 +24,7 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import picomatch from "./internal/picomatch.js"
-import { Budgets, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
+import { Budgets, InputBounds, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Binary from "./Binary.js"
 import * as Roots from "./Roots.js"
@@ -323,6 +323,7 @@ const search = (input: unknown) =>
     if (decoded.glob !== undefined && (decoded.glob.length === 0 || decoded.glob.includes("\0"))) {
       return yield* invalid("glob", "the glob is empty or contains a NUL byte; use e.g. *.ts")
     }
+    if (decoded.glob !== undefined) yield* InputBounds.checkGlob(TOOL, "glob", decoded.glob, budgets)
     if (decoded.type !== undefined && !/^[A-Za-z0-9_+-]+$/.test(decoded.type)) {
       return yield* invalid(
         "type",
