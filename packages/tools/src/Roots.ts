@@ -68,6 +68,13 @@ export interface Resolved {
  */
 const MAX_SYMLINK_HOPS = 40
 
+/** The components still pending (kept next-last), in path order. */
+const inOrder = (pending: ReadonlyArray<string>): Array<string> => {
+  const parts: Array<string> = []
+  for (let at = pending.length - 1; at >= 0; at--) parts.push(pending[at]!)
+  return parts
+}
+
 /**
  * The real path of a path that may not exist yet: resolved component by component, each symlink
  * followed (a dangling one too, to where it points), and the rest appended once a component is
@@ -109,7 +116,7 @@ export const realPathOf = (absolute: string): { readonly real: string; readonly 
       try {
         target = fs.readlinkSync(next)
       } catch {
-        return { real: path.join(next, ...pending.reverse()), exists: false }
+        return { real: path.join(next, ...inOrder(pending)), exists: false }
       }
       if (path.isAbsolute(target)) current = path.sep
       const parts = target.split(path.sep).filter((piece) => piece !== "" && piece !== ".")
@@ -119,7 +126,7 @@ export const realPathOf = (absolute: string): { readonly real: string; readonly 
     current = next
     // a missing component, a loop, or a non-directory with more to come: the rest is lexical
     if (stats === undefined || stats.isSymbolicLink() || (pending.length > 0 && !stats.isDirectory())) {
-      return { real: path.join(current, ...pending.reverse()), exists: false }
+      return { real: path.join(current, ...inOrder(pending)), exists: false }
     }
   }
   return { real: current, exists: true }

@@ -10,11 +10,15 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Glob, Grep, Read } from "@toolcap/tools"
 import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
+import type { Env } from "./readFixtures.js"
 
 type Call = readonly ["Read" | "Glob" | "Grep", Record<string, unknown>]
 
-const run = ([tool, input]: Call) =>
-  tool === "Read" ? Read.read(input) : tool === "Glob" ? Glob.glob(input) : Grep.grep(input)
+const run = ([tool, input]: Call): Effect.Effect<
+  unknown,
+  { readonly code: string; readonly message: string },
+  Env
+> => (tool === "Read" ? Read.read(input) : tool === "Glob" ? Glob.glob(input) : Grep.grep(input))
 
 /** Every outcome: the result, or the error's wire form (code, message and fields). */
 const outcomeOf = (either: Either.Either<unknown, { readonly code?: string; readonly message?: string }>) =>

@@ -5,16 +5,17 @@
  * marker) anywhere, or a listed name whose real path lies outside every root.
  */
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { searchEnv, writeTree } from "./readFixtures.js"
+import { type SearchEnv, searchEnv, writeTree } from "./readFixtures.js"
 
 /** The text of every outside file; found in a result, it is an escape. */
 export const SECRET = "OUTSIDE-SECRET-3f9a1c"
 
-export const hostileEnv = Effect.gen(function* () {
+export const hostileEnv: Effect.Effect<SearchEnv, never, Scope.Scope> = Effect.gen(function* () {
   const env = yield* searchEnv()
   writeTree(env.workspace, { "inside.txt": "INSIDE line\n", "src/a.ts": "export const a = 1\n" })
   writeTree(env.outside, { "secret.txt": `${SECRET}\n`, "deep/secret2.txt": `${SECRET}\n` })
