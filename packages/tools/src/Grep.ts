@@ -27,6 +27,7 @@ import picomatch from "./internal/picomatch.js"
 import { Budgets, InputBounds, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Binary from "./Binary.js"
+import * as Confinement from "./Confinement.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
 import * as Input from "./internal/searchInput.js"
@@ -303,7 +304,9 @@ export const grep = (
   input: unknown,
   options?: GrepOptions
 ): Effect.Effect<GrepResult, GrepError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
-  Order.interruptOnAbort(search(input), options?.signal).pipe(Effect.withSpan("Grep.grep"))
+  Order.interruptOnAbort(Confinement.withinRoots(search(input)), options?.signal).pipe(
+    Effect.withSpan("Grep.grep")
+  )
 
 const search = (input: unknown) =>
   Effect.gen(function* () {
