@@ -158,6 +158,68 @@ const unsafeScratch = (problem: string) =>
     reason: `${problem}; scratch directories must be real directories of this user with no symlink below the data dir, so remove it`
   })
 
+/**
+ * File systems that hold no files of ours (statfs magic numbers): proc, sysfs, cgroup, cgroup2,
+ * debugfs, securityfs, devpts. A data dir there accepts no spill (or, on /proc, makes
+ * `mkdir -p` fail in ways that never settle), so it is refused at start.
+ */
+const VIRTUAL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x9fa0, "proc"],
+  [0x62656572, "sysfs"],
+  [0x27e0eb, "cgroup"],
+  [0x63677270, "cgroup2"],
+  [0x64626720, "debugfs"],
+  [0x73636673, "securityfs"],
+  [0x1cd1, "devpts"]
+])
+
+const dataDirRefused = (dir: string, why: string) =>
+  new ToolError.ToolInvalidInput({
+    tool: "host",
+    field: "dataDir",
+    reason: `${dir} ${why}; give a normal writable directory (or one that can be created) as the data dir`
+  })
+
+const errnoOf = (error: unknown): string =>
+  (error as NodeJS.ErrnoException | undefined)?.code ?? String(error)
+
+/**
+ * Checks at startup that a data dir is a normal writable directory, or can be created as one: not
+ * a file, not on a virtual file system (/proc, /sys...), not read-only. A directory that exists is
+ * probed by creating and removing a temporary directory in it; for one that does not exist yet,
+ * its nearest existing ancestor must be a writable directory. Nothing is left behind. Answers the
+ * absolute path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const checkDataDir = (dataDir: string): Effect.Effect<string, ToolError.ToolInvalidInput> =>
+  Effect.suspend(() => {
+    const absolute = path.resolve(dataDir)
+    let existing = absolute
+    let stats = nodeFs.statSync(existing, { throwIfNoEntry: false })
+    while (stats === undefined && path.dirname(existing) !== existing) {
+      existing = path.dirname(existing)
+      stats = nodeFs.statSync(existing, { throwIfNoEntry: false })
+    }
+    const what = existing === absolute ? absolute : `${absolute} (its nearest existing ancestor ${existing})`
+    if (stats === undefined || !stats.isDirectory())
+      return Effect.fail(dataDirRefused(what, "is not a directory"))
+    try {
+      const kind = VIRTUAL_FILE_SYSTEMS.get(Number(nodeFs.statfsSync(existing).type))
+      if (kind !== undefined)
+        return Effect.fail(dataDirRefused(what, `is on the ${kind} virtual file system`))
+      if (existing === absolute) {
+        nodeFs.rmdirSync(nodeFs.mkdtempSync(path.join(absolute, ".toolcap-probe-")))
+      } else {
+        nodeFs.accessSync(existing, nodeFs.constants.W_OK | nodeFs.constants.X_OK)
+      }
+    } catch (error) {
+      return Effect.fail(dataDirRefused(what, `is not writable (${errnoOf(error)})`))
+    }
+    return Effect.succeed(absolute)
+  })
+
 /** The path through which a file is created in the directory open as `fd` (Linux). */
 const PROC_FD = "/proc/self/fd/"
 

@@ -413,3 +413,36 @@ describe("Scratch: a planted symlink below the data dir", () => {
     })
   )
 })
+
+describe("Scratch.checkDataDir", () => {
+  it.scopedLive("accepts a writable directory (or one that can be created) and leaves nothing behind", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir()
+      assert.strictEqual(yield* Scratch.checkDataDir(dataDir), dataDir)
+      assert.deepStrictEqual(fs.readdirSync(dataDir), [])
+      const later = path.join(dataDir, "not", "yet")
+      assert.strictEqual(yield* Scratch.checkDataDir(later), later)
+      assert.isFalse(fs.existsSync(path.join(dataDir, "not")))
+    })
+  )
+
+  it.scopedLive("refuses /proc/1, a file, and a read-only directory, naming it", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir()
+      const file = path.join(dataDir, "file")
+      fs.writeFileSync(file, "x")
+      const ro = yield* readOnlyDir()
+      for (const [dir, says] of [
+        ["/proc/1", "proc"],
+        ["/proc/1/below", "proc"],
+        [file, "is not a directory"],
+        [ro.path, "is not writable"]
+      ] as const) {
+        const refused = yield* Effect.flip(Scratch.checkDataDir(dir))
+        assert.strictEqual(refused.code, "TOOL_INVALID_INPUT", dir)
+        assert.include(refused.message, says, dir)
+        assert.include(refused.message, "dataDir", dir)
+      }
+    })
+  )
+})
