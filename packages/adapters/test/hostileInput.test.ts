@@ -110,8 +110,9 @@ const judge = async (tool: string, input: unknown) => {
   assert.isAtMost(Buffer.byteLength(text), OUTCOME_MAX_BYTES, "bounded outcome")
   assert.notInclude(text, SECRET, "no outside bytes")
   if (!outcome.ok) {
-    assert.isTrue(codes.has(outcome.error.code), `known code, got ${outcome.error.code}`)
-    assert.isAtMost(Buffer.byteLength(outcome.error.message), 2048, "short message")
+    const error = outcome.error ?? { code: "missing", message: "" }
+    assert.isTrue(codes.has(error.code), `known code, got ${error.code}`)
+    assert.isAtMost(Buffer.byteLength(error.message), 2048, "short message")
   }
   assert.isAtMost(peakRss - baselineRss, MEMORY_GROWTH_MAX, "host memory")
 }
