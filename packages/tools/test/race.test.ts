@@ -67,9 +67,31 @@ const raceEnv = Effect.gen(function* () {
   return env
 })
 
+type Flip = readonly ["link" | "file", string, string, string]
+
+/** The three swaps: a file link, a folder link, a regular file traded for a link. */
+const flips = (env: { readonly workspace: string; readonly outside: string }) => {
+  const w = env.workspace
+  return {
+    swappedFile: [
+      "link",
+      path.join(w, "swap.txt"),
+      path.join(w, "inside.txt"),
+      path.join(env.outside, "file.txt")
+    ],
+    swappedFolder: ["link", path.join(w, "dir"), path.join(w, "real"), env.outside],
+    fileForLink: [
+      "file",
+      path.join(w, "plain/swapped.txt"),
+      path.join(w, "inside.txt"),
+      path.join(env.outside, "secret.txt")
+    ]
+  } satisfies Record<string, Flip>
+}
+
 interface Scenario {
   readonly name: string
-  readonly flip: readonly ["link" | "file", string, string, string]
+  readonly flip: Flip
   readonly call: () => Effect.Effect<unknown, { readonly code: string }, never>
 }
 
@@ -114,22 +136,16 @@ describe("swap race", () => {
     () =>
       Effect.gen(function* () {
         const env = yield* raceEnv
-        const w = env.workspace
         const run = (p: string) => Read.read({ path: p }).pipe(Effect.provide(env.context))
         const escapes = yield* race([
           {
             name: "Read swapped file",
-            flip: [
-              "link",
-              path.join(w, "swap.txt"),
-              path.join(w, "inside.txt"),
-              path.join(env.outside, "file.txt")
-            ],
+            flip: flips(env).swappedFile,
             call: () => run("swap.txt")
           },
           {
             name: "Read file in swapped folder",
-            flip: ["link", path.join(w, "dir"), path.join(w, "real"), env.outside],
+            flip: flips(env).swappedFolder,
             call: () => run("dir/file.txt")
           }
         ])
@@ -143,38 +159,27 @@ describe("swap race", () => {
     () =>
       Effect.gen(function* () {
         const env = yield* raceEnv
-        const w = env.workspace
         const run = (p: string, outputMode = "content") =>
           Grep.grep({ pattern: "needle", path: p, outputMode }).pipe(Effect.provide(env.context))
         const escapes = yield* race([
           {
             name: "Grep swapped folder",
-            flip: ["link", path.join(w, "dir"), path.join(w, "real"), env.outside],
+            flip: flips(env).swappedFolder,
             call: () => run("dir")
           },
           {
             name: "Grep file in swapped folder",
-            flip: ["link", path.join(w, "dir"), path.join(w, "real"), env.outside],
+            flip: flips(env).swappedFolder,
             call: () => run("dir/file.txt")
           },
           {
             name: "Grep swapped file",
-            flip: [
-              "link",
-              path.join(w, "swap.txt"),
-              path.join(w, "inside.txt"),
-              path.join(env.outside, "file.txt")
-            ],
+            flip: flips(env).swappedFile,
             call: () => run("swap.txt")
           },
           {
             name: "Grep workspace, a file swapped for a link",
-            flip: [
-              "file",
-              path.join(w, "plain/swapped.txt"),
-              path.join(w, "inside.txt"),
-              path.join(env.outside, "secret.txt")
-            ],
+            flip: flips(env).fileForLink,
             call: () => run(".", "content")
           }
         ])
@@ -188,17 +193,16 @@ describe("swap race", () => {
     () =>
       Effect.gen(function* () {
         const env = yield* raceEnv
-        const w = env.workspace
         const run = (input: Record<string, unknown>) => Glob.glob(input).pipe(Effect.provide(env.context))
         const escapes = yield* race([
           {
             name: "Glob pattern through swapped folder",
-            flip: ["link", path.join(w, "dir"), path.join(w, "real"), env.outside],
+            flip: flips(env).swappedFolder,
             call: () => run({ pattern: "dir/*" })
           },
           {
             name: "Glob path = swapped folder",
-            flip: ["link", path.join(w, "dir"), path.join(w, "real"), env.outside],
+            flip: flips(env).swappedFolder,
             call: () => run({ pattern: "**/*.txt", path: "dir" })
           }
         ])
