@@ -83,6 +83,14 @@ const startServer = () => {
 
 const line = (message: unknown) => `${JSON.stringify(message)}\n`
 
+/** A Read call with the given id, `_meta` and arguments. */
+const call = (id: unknown, meta: unknown, args: unknown = { path: "README.md" }) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "Read", arguments: args, _meta: meta }
+})
+
 describe("toolcap mcp answers every request with an id", () => {
   it("the known bad cases each get an answer, and the session goes on", { timeout: 240_000 }, async () => {
     const server = startServer()
@@ -103,12 +111,6 @@ describe("toolcap mcp answers every request with an id", () => {
       await server.send(line({ jsonrpc: "2.0", method: "notifications/initialized" }))
       await server.ping()
 
-      const call = (id: unknown, meta: unknown, args: unknown = { path: "README.md" }) => ({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name: "Read", arguments: args, _meta: meta }
-      })
       // built as text: serialising it would overflow this process's own stack
       const deep = `${"[".repeat(5000)}"x"${"]".repeat(5000)}`
       const cases: Array<readonly [string | Buffer, unknown]> = [

@@ -2,6 +2,8 @@
 // Landlock launcher (Confinement.command), interleaved, 15 rounds of 40 spawns each; medians of
 // the per-round means and their ratio. Target: ratio <= 1.10 (a Grep call spawns ripgrep two to
 // three times, so the launcher's extra exec must stay near noise).
+import * as Arr from "effect/Array"
+import * as Order from "effect/Order"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -31,7 +33,8 @@ const meanMs = async (file: string, args: ReadonlyArray<string>) => {
   return (performance.now() - start) / SPAWNS_PER_ROUND
 }
 
-const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const median = (values: ReadonlyArray<number>) =>
+  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 
 const main = async () => {
   const support = Confinement.support()

@@ -4,6 +4,7 @@
 // TOOLCAP_LONG_TESTS=1 runs 60 s per tool. Counts are printed.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -116,7 +117,7 @@ const race = (scenarios: ReadonlyArray<Scenario>) =>
           while (performance.now() < until) {
             const answer = yield* Effect.either(scenario.call())
             calls++
-            if (answer._tag === "Left" && answer.left.code === "TOOL_PATH_DENIED") denied++
+            if (Either.isLeft(answer) && answer.left.code === "TOOL_PATH_DENIED") denied++
             if (leaks(answer)) found++
           }
           escapes += found
