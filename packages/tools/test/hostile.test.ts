@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Glob, Grep, Read } from "@toolcap/tools"
+import { Glob, Grep, Read, type Roots } from "@toolcap/tools"
+import * as Walk from "../src/internal/searchWalk.js"
 import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
 import type { Env } from "./readFixtures.js"
 
@@ -171,6 +172,34 @@ describe("hostile input table", () => {
         assert.strictEqual(outcome.ok ? "ok" : outcome.code, "TOOL_PATH_DENIED", JSON.stringify(call))
       }
       assert.isFalse(JSON.stringify(calls).includes(SECRET))
+    })
+  )
+})
+
+describe("an abort stops the work, not only the answer", () => {
+  it.scopedLive("Glob's walk reads no directory once its signal aborted", () =>
+    Effect.gen(function* () {
+      const env = yield* hostileEnv
+      for (let i = 0; i < 200; i++)
+        fs.mkdirSync(path.join(env.workspace, "tree", `d${i}`, "e", "f"), { recursive: true })
+      const controller = new AbortController()
+      let reads = 0
+      let readsAtAbort = 0
+      const guard: Roots.WalkGuard = {
+        readDirectory: (dir) => {
+          reads++
+          if (reads === 20) {
+            readsAtAbort = reads
+            controller.abort()
+          }
+          return fs.readdirSync(dir, { withFileTypes: true })
+        },
+        holdsParentOf: () => true
+      }
+      yield* Effect.promise(() => Walk.walk(env.workspace, "**/*", "", controller.signal, guard))
+      // let anything still queued run: it must not read on
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      assert.strictEqual(reads, readsAtAbort)
     })
   )
 })
