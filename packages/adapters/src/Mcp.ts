@@ -13,6 +13,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import type { Readable, Writable } from "node:stream"
 import type { Bash } from "@toolcap/tools"
+import * as McpGuard from "./internal/mcpGuard.js"
 import * as ModelOutput from "./ModelOutput.js"
 import type * as Outcome from "./Outcome.js"
 import * as PromiseHost from "./PromiseHost.js"
@@ -158,7 +159,10 @@ export const serveStdio = async (options: StdioOptions): Promise<RunningServer> 
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js")
   const server = await createServer(host, options)
   const stdin = options.stdin ?? process.stdin
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout)
+  const stdout = options.stdout ?? process.stdout
+  // every request with an id is answered, even one the SDK would drop (McpGuard)
+  const guarded = McpGuard.guard(stdin, stdout, await McpGuard.sdkValidate(), process.stderr)
+  const transport = new StdioServerTransport(guarded, stdout)
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
   let closing: Promise<void> | undefined

@@ -168,6 +168,8 @@ export const make = (
 > =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
+    // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
+    yield* Scratch.checkDataDir(config.dataDir)
     const scope = yield* Effect.scope
     const toolContext = yield* Layer.buildWithScope(
       Layer.mergeAll(

@@ -95,6 +95,29 @@ export const BudgetsFields = {
    * against a line containing it runs for minutes), and no real search needs a pattern this long.
    */
   grepMaxPatternBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
+  /**
+   * Longest path argument (Read / Glob / Grep `path`), in UTF-8 bytes. Linux refuses longer paths
+   * anyway (PATH_MAX is 4096 bytes), so only a hostile input meets it, and it bounds the work of
+   * resolving a path.
+   */
+  inputMaxPathBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
+  /**
+   * Longest glob (Glob `pattern`, Grep `glob`), in UTF-8 bytes. Real globs are a few dozen bytes;
+   * the matcher's work grows with the pattern, so a kilobyte-sized one is refused up front.
+   */
+  globMaxPatternBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
+  /**
+   * Most patterns one glob may expand to through braces (`{a,b}` x 20 is a million). A real glob
+   * expands to a handful (`**\/*.{ts,tsx,js,jsx}`: 4); the walker expands braces into separate
+   * patterns, so an exponential expansion would cost exponential time and memory.
+   */
+  globMaxBraceExpansions: withDefault(wholeAtLeast(1, "patterns"), 1024),
+  /**
+   * Deepest nesting of arrays and objects in a tool's input. Tool inputs are flat objects (depth
+   * 1); the input check and error formatting recurse, so thousands of levels would overflow the
+   * stack. Refused before any decoding.
+   */
+  inputMaxDepth: withDefault(wholeAtLeast(1, "levels"), 64),
   /** Default Glob entry cap (limit). */
   globLimit: entries(100),
   /** Largest Glob entry cap a caller may ask for; larger requests are clamped. */

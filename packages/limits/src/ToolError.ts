@@ -6,6 +6,20 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { quote } from "./internal/quote.js"
+
+/**
+ * The most UTF-8 bytes of an error's explanation (`reason`). Reasons are a sentence or two; one
+ * that quotes its input (a schema message echoing a 10MB value) is cut, so every message stays
+ * under 2KB whatever the input.
+ */
+const REASON_MAX_BYTES = 1024
+
+/** The most UTF-8 bytes of a tool or field name quoted in an error. */
+const NAME_MAX_BYTES = 64
+
+/** Fields of an error are cut at construction, so the message and the wire form both stay short. */
+const short = (value: string, maxBytes?: number): string => quote(value, maxBytes)
 
 /**
  * Every wire code a toolcap tool can answer with.
@@ -44,6 +58,12 @@ export class ToolBinaryContent extends Schema.TaggedError<ToolBinaryContent>()("
   size: Schema.Number,
   reason: Schema.String
 }) {
+  constructor(
+    props: { readonly path: string; readonly size: number; readonly reason: string },
+    options?: Schema.MakeOptions
+  ) {
+    super({ ...props, path: short(props.path), reason: short(props.reason, REASON_MAX_BYTES) }, options)
+  }
   readonly code = "TOOL_BINARY_CONTENT" as const
   override get message(): string {
     return `${this.path} looks binary (${this.reason}; ${this.size} bytes), so its content was not returned. Inspect it with a tool made for that format, or Grep text files instead.`
@@ -61,6 +81,20 @@ export class ToolInvalidInput extends Schema.TaggedError<ToolInvalidInput>()("To
   field: Schema.String,
   reason: Schema.String
 }) {
+  constructor(
+    props: { readonly tool: string; readonly field: string; readonly reason: string },
+    options?: Schema.MakeOptions
+  ) {
+    super(
+      {
+        ...props,
+        tool: short(props.tool, NAME_MAX_BYTES),
+        field: short(props.field, NAME_MAX_BYTES),
+        reason: short(props.reason, REASON_MAX_BYTES)
+      },
+      options
+    )
+  }
   readonly code = "TOOL_INVALID_INPUT" as const
   override get message(): string {
     return `${this.tool}: invalid "${this.field}": ${this.reason}`
@@ -77,6 +111,9 @@ export class ToolPathDenied extends Schema.TaggedError<ToolPathDenied>()("ToolPa
   path: Schema.String,
   reason: Schema.String
 }) {
+  constructor(props: { readonly path: string; readonly reason: string }, options?: Schema.MakeOptions) {
+    super({ ...props, path: short(props.path), reason: short(props.reason, REASON_MAX_BYTES) }, options)
+  }
   readonly code = "TOOL_PATH_DENIED" as const
   override get message(): string {
     return `Access to ${this.path} denied: ${this.reason}. Use a path inside the workspace, the session scratch directory, or a root the host approved.`
@@ -92,6 +129,9 @@ export class ToolPathDenied extends Schema.TaggedError<ToolPathDenied>()("ToolPa
 export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
   path: Schema.String
 }) {
+  constructor(props: { readonly path: string }, options?: Schema.MakeOptions) {
+    super({ ...props, path: short(props.path) }, options)
+  }
   readonly code = "TOOL_NOT_FOUND" as const
   override get message(): string {
     return `${this.path} does not exist. Use Glob to find the right path.`
@@ -107,6 +147,9 @@ export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFou
 export class ToolIsDirectory extends Schema.TaggedError<ToolIsDirectory>()("ToolIsDirectory", {
   path: Schema.String
 }) {
+  constructor(props: { readonly path: string }, options?: Schema.MakeOptions) {
+    super({ ...props, path: short(props.path) }, options)
+  }
   readonly code = "TOOL_IS_DIRECTORY" as const
   override get message(): string {
     return `${this.path} is a directory, not a file. Use Glob to list its files.`
@@ -123,6 +166,9 @@ export class ToolSpawnFailed extends Schema.TaggedError<ToolSpawnFailed>()("Tool
   command: Schema.String,
   reason: Schema.String
 }) {
+  constructor(props: { readonly command: string; readonly reason: string }, options?: Schema.MakeOptions) {
+    super({ ...props, command: short(props.command), reason: short(props.reason, REASON_MAX_BYTES) }, options)
+  }
   readonly code = "TOOL_SPAWN_FAILED" as const
   override get message(): string {
     return `Could not start ${this.command}: ${this.reason}`
@@ -139,9 +185,11 @@ export class ToolPatternInvalid extends Schema.TaggedError<ToolPatternInvalid>()
   pattern: Schema.String,
   reason: Schema.String
 }) {
+  constructor(props: { readonly pattern: string; readonly reason: string }, options?: Schema.MakeOptions) {
+    super({ ...props, pattern: short(props.pattern), reason: short(props.reason, REASON_MAX_BYTES) }, options)
+  }
   readonly code = "TOOL_PATTERN_INVALID" as const
   override get message(): string {
-    const shown = this.pattern.length > 200 ? `${this.pattern.slice(0, 200)}…` : this.pattern
-    return `Invalid pattern ${JSON.stringify(shown)}: ${this.reason}. Fix the pattern (escape regex metacharacters for a literal search).`
+    return `Invalid pattern ${JSON.stringify(this.pattern)}: ${this.reason}. Fix the pattern (escape regex metacharacters for a literal search).`
   }
 }

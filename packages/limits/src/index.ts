@@ -14,6 +14,14 @@
  */
 export * as Budgets from "./Budgets.js"
 /**
+ * Bounds on the work one tool input can cause (depth, path and glob length, brace expansions),
+ * and the short quote error messages use.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as InputBounds from "./InputBounds.js"
+/**
  * The per-line clip (MAX_LINE_CHARS), counting clipped lines.
  *
  * @since 0.1.0

@@ -8,6 +8,12 @@
  * beside `tool-output/` records the owning process so `sweep` can remove stale sessions whose
  * owner is gone. A spill that cannot be written answers `None`: it costs the caller its hint only.
  *
+ * Every level from the data dir down (`scratch/`, the session directory, `tool-output/`) must be
+ * a real directory owned by this user, never a symlink: a planted link is refused when the
+ * service is built (a clear `ToolInvalidInput`) and, if planted later, no spill is written through
+ * it (the spill answers `None`) and `verifySessionDir` tells Read and Grep not to trust it. Spill
+ * files are created through a descriptor of `tool-output/` whose real path was checked.
+ *
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -20,9 +26,12 @@ import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Either from "effect/Either"
+import * as nodeFs from "node:fs"
 import * as path from "node:path"
 import { Budgets, ToolError, Utf8 } from "@toolcap/limits"
 import * as Owner from "./internal/owner.js"
+import * as SafeDir from "./internal/safeDir.js"
 
 /**
  * @since 0.1.0
@@ -129,6 +138,91 @@ export const validateSessionId = (sessionId: unknown): Effect.Effect<string, Too
  */
 export const scratchRoot = (dataDir: string): string => path.join(path.resolve(dataDir), "scratch")
 
+/**
+ * Checks a session directory (which may not exist yet) without following links: `Right` with its
+ * real path when every existing level from the data dir down is a real directory owned by this
+ * user, `Left` with the problem otherwise (a symlink, a file, a foreign directory).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const verifySessionDir = (sessionDir: string): Either.Either<string, string> => {
+  const checked = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
+  return checked.ok ? Either.right(checked.real) : Either.left(checked.problem)
+}
+
+const unsafeScratch = (problem: string) =>
+  new ToolError.ToolInvalidInput({
+    tool: "Scratch",
+    field: "dataDir",
+    reason: `${problem}; scratch directories must be real directories of this user with no symlink below the data dir, so remove it`
+  })
+
+/**
+ * File systems that hold no files of ours (statfs magic numbers): proc, sysfs, cgroup, cgroup2,
+ * debugfs, securityfs, devpts. A data dir there accepts no spill (or, on /proc, makes
+ * `mkdir -p` fail in ways that never settle), so it is refused at start.
+ */
+const VIRTUAL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x9fa0, "proc"],
+  [0x62656572, "sysfs"],
+  [0x27e0eb, "cgroup"],
+  [0x63677270, "cgroup2"],
+  [0x64626720, "debugfs"],
+  [0x73636673, "securityfs"],
+  [0x1cd1, "devpts"]
+])
+
+const dataDirRefused = (dir: string, why: string) =>
+  new ToolError.ToolInvalidInput({
+    tool: "host",
+    field: "dataDir",
+    reason: `${dir} ${why}; give a normal writable directory (or one that can be created) as the data dir`
+  })
+
+const errnoOf = (error: unknown): string =>
+  (error as NodeJS.ErrnoException | undefined)?.code ?? String(error)
+
+/**
+ * Checks at startup that a data dir is a normal writable directory, or can be created as one: not
+ * a file, not on a virtual file system (/proc, /sys...), not read-only. A directory that exists is
+ * probed by creating and removing a temporary directory in it; for one that does not exist yet,
+ * its nearest existing ancestor must be a writable directory. Nothing is left behind. Answers the
+ * absolute path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const checkDataDir = (dataDir: string): Effect.Effect<string, ToolError.ToolInvalidInput> =>
+  Effect.suspend(() => {
+    const absolute = path.resolve(dataDir)
+    let existing = absolute
+    let stats = nodeFs.statSync(existing, { throwIfNoEntry: false })
+    while (stats === undefined && path.dirname(existing) !== existing) {
+      existing = path.dirname(existing)
+      stats = nodeFs.statSync(existing, { throwIfNoEntry: false })
+    }
+    const what = existing === absolute ? absolute : `${absolute} (its nearest existing ancestor ${existing})`
+    if (stats === undefined || !stats.isDirectory())
+      return Effect.fail(dataDirRefused(what, "is not a directory"))
+    try {
+      const kind = VIRTUAL_FILE_SYSTEMS.get(Number(nodeFs.statfsSync(existing).type))
+      if (kind !== undefined)
+        return Effect.fail(dataDirRefused(what, `is on the ${kind} virtual file system`))
+      if (existing === absolute) {
+        nodeFs.rmdirSync(nodeFs.mkdtempSync(path.join(absolute, ".toolcap-probe-")))
+      } else {
+        nodeFs.accessSync(existing, nodeFs.constants.W_OK | nodeFs.constants.X_OK)
+      }
+    } catch (error) {
+      return Effect.fail(dataDirRefused(what, `is not writable (${errnoOf(error)})`))
+    }
+    return Effect.succeed(absolute)
+  })
+
+/** The path through which a file is created in the directory open as `fd` (Linux). */
+const PROC_FD = "/proc/self/fd/"
+
 /** A label becomes part of a file name: anything outside `[A-Za-z0-9._-]` becomes `_`. */
 const safeLabel = (label: string): string => {
   const cleaned = label.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64)
@@ -162,12 +256,28 @@ export const make = (
     const fs = yield* FileSystem.FileSystem
     const budgets = yield* Budgets.Budgets
     const sessionDir = path.join(scratchRoot(config.dataDir), sessionId)
-    const outputDir = path.join(sessionDir, toolOutputDirName)
     const nextSeq = yield* Ref.make(0)
     const ownerWritten = yield* Ref.make(false)
+    const planted = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
+    if (!planted.ok) return yield* unsafeScratch(planted.problem)
 
+    /** Creates the missing levels one at a time, each checked: never through a planted link. */
     const ensureDirectories = Effect.gen(function* () {
-      yield* fs.makeDirectory(outputDir, { recursive: true, mode: 0o700 })
+      const chain = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
+      if (!chain.ok) return yield* Effect.fail(unsafeScratch(chain.problem))
+      yield* fs.makeDirectory(path.dirname(chain.levels[0]!), { recursive: true, mode: 0o700 })
+      for (const level of chain.levels.slice(chain.existing)) {
+        yield* fs
+          .makeDirectory(level, { mode: 0o700 })
+          .pipe(
+            Effect.catchTag("SystemError", (error) =>
+              error.reason === "AlreadyExists" ? Effect.void : error
+            )
+          )
+        const stats = nodeFs.lstatSync(level, { throwIfNoEntry: false })
+        const problem = stats === undefined ? `${level} vanished` : SafeDir.problemOf(level, stats)
+        if (problem !== undefined) return yield* Effect.fail(unsafeScratch(problem))
+      }
       if (!(yield* Ref.get(ownerWritten))) {
         yield* fs.writeFileString(path.join(sessionDir, ownerFileName), encodeOwner(Owner.current()), {
           mode: 0o600
@@ -176,18 +286,53 @@ export const make = (
       }
     })
 
-    const writeNew = (name: string, bytes: Uint8Array) => {
-      const file = path.join(outputDir, name)
-      return fs.writeFile(file, bytes, { flag: "wx", mode: 0o600 }).pipe(
-        Effect.as(Option.some(file)),
-        Effect.catchTag("SystemError", (error) =>
-          error.reason === "AlreadyExists"
-            ? Effect.succeed(Option.none<string>())
-            : // a half-written file (disk full mid-write) must not be left behind
-              fs.remove(file).pipe(Effect.ignore, Effect.zipRight(Effect.fail(error)))
-        )
+    /**
+     * Opens `tool-output/` without following a link and checks the descriptor's real path, so the
+     * file is created exactly there even if a link is swapped in meanwhile. Answers the path to
+     * write through (`/proc/self/fd/N/...` where there is one).
+     */
+    const openOutputDir = Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const expected = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
+          if (!expected.ok) throw unsafeScratch(expected.problem)
+          const real = expected.levels[2]!
+          const fd = nodeFs.openSync(
+            real,
+            nodeFs.constants.O_RDONLY | nodeFs.constants.O_DIRECTORY | nodeFs.constants.O_NOFOLLOW
+          )
+          const held = nodeFs.existsSync(PROC_FD + fd) ? nodeFs.readlinkSync(PROC_FD + fd) : real
+          const problem =
+            held !== real
+              ? `${real} moved while a spill was written`
+              : SafeDir.problemOf(real, nodeFs.fstatSync(fd))
+          if (problem !== undefined) {
+            nodeFs.closeSync(fd)
+            throw unsafeScratch(problem)
+          }
+          return { fd, real, through: nodeFs.existsSync(PROC_FD + fd) ? PROC_FD + fd : real }
+        },
+        catch: (error) => error
+      }),
+      (opened) => Effect.sync(() => nodeFs.closeSync(opened.fd))
+    )
+
+    const writeNew = (name: string, bytes: Uint8Array) =>
+      Effect.scoped(
+        Effect.flatMap(openOutputDir, (dir) => {
+          const file = path.join(dir.real, name)
+          const through = path.join(dir.through, name)
+          return fs.writeFile(through, bytes, { flag: "wx", mode: 0o600 }).pipe(
+            Effect.as(Option.some(file)),
+            Effect.catchTag("SystemError", (error) =>
+              error.reason === "AlreadyExists"
+                ? Effect.succeed(Option.none<string>())
+                : // a half-written file (disk full mid-write) must not be left behind
+                  fs.remove(through).pipe(Effect.ignore, Effect.zipRight(Effect.fail(error)))
+            )
+          )
+        })
       )
-    }
 
     const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
       const content = capped(bytes, budgets.spillMaxBytes)

@@ -3,6 +3,7 @@ import { SystemError, type SystemErrorReason } from "@effect/platform/Error"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -375,6 +376,73 @@ describe("layerTest", () => {
       assert.strictEqual(files.size, 0)
       const failing = yield* Effect.provide(Scratch.Scratch, Scratch.layerTest({ failing: true }))
       assert.isTrue(Option.isNone(yield* failing.spill("bash-stdout", Utf8.encode("x"))))
+    })
+  )
+})
+
+describe("Scratch: a planted symlink below the data dir", () => {
+  it.scopedLive("at the session directory is refused when the service is built, naming it", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir()
+      const target = yield* tempDir("toolcap-spill-target-")
+      fs.mkdirSync(path.join(dataDir, "scratch"))
+      fs.symlinkSync(target, path.join(dataDir, "scratch", "s1"))
+      const exit = yield* Effect.exit(scratchIn(dataDir))
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? String(exit.cause) : ""
+      assert.include(error, "is a symlink")
+      assert.isTrue(Either.isLeft(Scratch.verifySessionDir(path.join(dataDir, "scratch", "s1"))))
+    })
+  )
+
+  it.scopedLive("planted after the start (at any level), no spill is written through it", () =>
+    Effect.gen(function* () {
+      for (const level of ["scratch", "scratch/s1", "scratch/s1/tool-output"]) {
+        const dataDir = yield* tempDir()
+        const target = yield* tempDir("toolcap-spill-target-")
+        const scratch = yield* scratchIn(dataDir)
+        const planted = path.join(dataDir, level)
+        fs.mkdirSync(path.dirname(planted), { recursive: true })
+        fs.rmSync(planted, { recursive: true, force: true })
+        fs.symlinkSync(target, planted)
+        const written = yield* scratch.spill("bash-stdout", Utf8.encode("secret\n"))
+        assert.isTrue(Option.isNone(written), level)
+        assert.deepStrictEqual(fs.readdirSync(target), [], level)
+        assert.isTrue(Either.isLeft(Scratch.verifySessionDir(scratch.sessionDir)), level)
+      }
+    })
+  )
+})
+
+describe("Scratch.checkDataDir", () => {
+  it.scopedLive("accepts a writable directory (or one that can be created) and leaves nothing behind", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir()
+      assert.strictEqual(yield* Scratch.checkDataDir(dataDir), dataDir)
+      assert.deepStrictEqual(fs.readdirSync(dataDir), [])
+      const later = path.join(dataDir, "not", "yet")
+      assert.strictEqual(yield* Scratch.checkDataDir(later), later)
+      assert.isFalse(fs.existsSync(path.join(dataDir, "not")))
+    })
+  )
+
+  it.scopedLive("refuses /proc/1, a file, and a read-only directory, naming it", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir()
+      const file = path.join(dataDir, "file")
+      fs.writeFileSync(file, "x")
+      const ro = yield* readOnlyDir()
+      for (const [dir, says] of [
+        ["/proc/1", "proc"],
+        ["/proc/1/below", "proc"],
+        [file, "is not a directory"],
+        [ro.path, "is not writable"]
+      ] as const) {
+        const refused = yield* Effect.flip(Scratch.checkDataDir(dir))
+        assert.strictEqual(refused.code, "TOOL_INVALID_INPUT", dir)
+        assert.include(refused.message, says, dir)
+        assert.include(refused.message, "dataDir", dir)
+      }
     })
   )
 })

@@ -28,7 +28,7 @@ import * as Queue from "effect/Queue"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Budgets, ToolError, Truncate, Truncation } from "@toolcap/limits"
+import { Budgets, InputBounds, ToolError, Truncate, Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import * as ProcessTree from "./ProcessTree.js"
 import * as Workspace from "./Workspace.js"
@@ -213,6 +213,8 @@ export const decodeInput = (
 ): Effect.Effect<Decoded, ToolError.ToolInvalidInput, Budgets.Budgets> =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
+    // before any decoding: the schema's checks and messages recurse into the value
+    yield* InputBounds.checkDepth(TOOL, input, budgets)
     const decoded = decodeBashInput(input)
     if (Either.isLeft(decoded)) {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]

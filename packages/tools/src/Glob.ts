@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import picomatch from "./internal/picomatch.js"
-import { Budgets, ToolError, Truncation } from "@toolcap/limits"
+import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
@@ -161,6 +161,7 @@ export const glob = (
       )
       const clamped = requested !== undefined && requested > budgets.globMaxLimit
       const limit = requested === undefined ? budgets.globLimit : clamped ? budgets.globMaxLimit : requested
+      yield* InputBounds.checkGlob(TOOL, "pattern", decoded.pattern, budgets)
       const { directory, glob: pattern } = yield* splitPattern(decoded.pattern, decoded.path)
 
       const target = yield* Roots.resolve(TOOL, "path", directory ?? ".")
@@ -170,8 +171,15 @@ export const glob = (
           `${target.display} is a file, not a directory; Glob searches directories (Read the file instead)`
         )
       }
+      const guard = yield* Roots.walkGuard
+      // the pattern's fixed start folder is resolved and contained like any path argument
+      const base = picomatch.scan(pattern).base
+      if (base !== "")
+        yield* Roots.resolve(TOOL, "pattern", path.join(target.realPath, base)).pipe(
+          Effect.catchTag("ToolNotFound", () => Effect.void)
+        )
       const found = yield* Effect.tryPromise({
-        try: (signal) => Walk.walk(target.realPath, pattern, Roots.displayPrefix(target), signal),
+        try: (signal) => Walk.walk(target.realPath, pattern, Roots.displayPrefix(target), signal, guard),
         catch: (cause) =>
           new ToolError.ToolPatternInvalid({
             pattern: decoded.pattern,

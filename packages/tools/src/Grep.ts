@@ -24,9 +24,10 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import picomatch from "./internal/picomatch.js"
-import { Budgets, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
+import { Budgets, InputBounds, LineClip, ToolError, Truncation, Utf8 } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Binary from "./Binary.js"
+import * as Confinement from "./Confinement.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
 import * as Input from "./internal/searchInput.js"
@@ -303,7 +304,9 @@ export const grep = (
   input: unknown,
   options?: GrepOptions
 ): Effect.Effect<GrepResult, GrepError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
-  Order.interruptOnAbort(search(input), options?.signal).pipe(Effect.withSpan("Grep.grep"))
+  Order.interruptOnAbort(Confinement.withinRoots(search(input)), options?.signal).pipe(
+    Effect.withSpan("Grep.grep")
+  )
 
 const search = (input: unknown) =>
   Effect.gen(function* () {
@@ -323,6 +326,7 @@ const search = (input: unknown) =>
     if (decoded.glob !== undefined && (decoded.glob.length === 0 || decoded.glob.includes("\0"))) {
       return yield* invalid("glob", "the glob is empty or contains a NUL byte; use e.g. *.ts")
     }
+    if (decoded.glob !== undefined) yield* InputBounds.checkGlob(TOOL, "glob", decoded.glob, budgets)
     if (decoded.type !== undefined && !/^[A-Za-z0-9_+-]+$/.test(decoded.type)) {
       return yield* invalid(
         "type",

@@ -213,9 +213,8 @@ export const read = (
 
     return yield* Effect.scoped(
       Effect.gen(function* () {
-        const fd = yield* Effect.acquireRelease(
-          attemptSync(shown, decoded.path, () => fs.openSync(target.realPath, OPEN_FLAGS)),
-          (opened) => Effect.sync(() => fs.closeSync(opened))
+        const fd = yield* Effect.acquireRelease(Roots.openFile(TOOL, target, OPEN_FLAGS), (opened) =>
+          Effect.sync(() => fs.closeSync(opened))
         )
         const stats = fs.fstatSync(fd, { bigint: true })
         if (!stats.isFile()) return yield* notRegular(shown, describeSpecial(stats))

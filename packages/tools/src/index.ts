@@ -38,3 +38,7 @@ export * as Read from "./Read.js"
  * @since 0.1.0
  */
 export * as Roots from "./Roots.js"
+/**
+ * @since 0.1.0
+ */
+export * as Confinement from "./Confinement.js"

@@ -6,15 +6,26 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { ToolError } from "@toolcap/limits"
+import { Budgets, InputBounds, ToolError } from "@toolcap/limits"
 
 /** Decodes `input` with `schema`; excess fields are refused, so a misspelt option is not ignored. */
 export const decode = <A, I>(
   tool: string,
   schema: Schema.Schema<A, I>,
   input: unknown
+): Effect.Effect<A, ToolError.ToolInvalidInput, Budgets.Budgets> =>
+  Effect.flatMap(Budgets.Budgets, (budgets) => decodeWithin(tool, schema, input, budgets))
+
+const decodeWithin = <A, I>(
+  tool: string,
+  schema: Schema.Schema<A, I>,
+  input: unknown,
+  budgets: Budgets.BudgetsValue
 ): Effect.Effect<A, ToolError.ToolInvalidInput> => {
   const fields = Schema.isSchema(schema) && "fields" in schema ? Object.keys(schema.fields as object) : []
+  // before any decoding: the schema's checks and messages recurse into the value
+  const tooDeep = InputBounds.checkDepth(tool, input, budgets)
+  if (Either.isLeft(tooDeep)) return Effect.fail(tooDeep.left)
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return Effect.fail(
       new ToolError.ToolInvalidInput({

@@ -4,8 +4,10 @@
  * the process and waits until it has exited, so no search outlives its call.
  */
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import { spawn } from "node:child_process"
 import { ToolError } from "@toolcap/limits"
+import * as Confinement from "../Confinement.js"
 
 /**
  * Flags of every run, so that ripgrep decides exactly what DECISIONS §4 says: no config file, hidden
@@ -73,8 +75,20 @@ export const run = (
   args: ReadonlyArray<string>,
   options: RunOptions
 ): Effect.Effect<Exit, ToolError.ToolSpawnFailed> =>
+  Effect.flatMap(FiberRef.get(Confinement.readBeneath), (directories) => {
+    // confined by the kernel to reading beneath the roots, where it can be (Confinement)
+    const launch = Confinement.command(rg, args, directories)
+    return spawnRun(rg, launch.file, launch.args, options)
+  })
+
+const spawnRun = (
+  rg: string,
+  file: string,
+  args: ReadonlyArray<string>,
+  options: RunOptions
+): Effect.Effect<Exit, ToolError.ToolSpawnFailed> =>
   Effect.async<Exit, ToolError.ToolSpawnFailed>((resume) => {
-    const child = spawn(rg, args as Array<string>, {
+    const child = spawn(file, args as Array<string>, {
       cwd: options.cwd,
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       windowsHide: true

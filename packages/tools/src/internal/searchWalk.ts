@@ -6,6 +6,7 @@ import fg from "fast-glob"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as IgnoreRules from "../IgnoreRules.js"
+import type * as Roots from "../Roots.js"
 
 /** A file found by the walk. */
 export interface WalkedFile {
@@ -56,7 +57,8 @@ export const walk = async (
   root: string,
   pattern: string,
   prefix: string,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  guard?: Roots.WalkGuard
 ): Promise<Array<WalkedFile>> => {
   const tree = IgnoreRules.tree(root)
   const suffix = fileSuffixOf(pattern)
@@ -69,7 +71,7 @@ export const walk = async (
     if (signal?.aborted === true) return answer(null, [])
     let dirents: Array<fs.Dirent>
     try {
-      dirents = fs.readdirSync(dir, { withFileTypes: true })
+      dirents = guard === undefined ? fs.readdirSync(dir, { withFileTypes: true }) : guard.readDirectory(dir)
     } catch (error) {
       return answer(error as NodeJS.ErrnoException, [])
     }
@@ -118,6 +120,8 @@ export const walk = async (
     const absolute = root + path.sep + relative
     // a literal pattern is looked up directly, without a walk: judge its path here instead
     if (!dynamic && !tree.keepsFile(absolute)) continue
+    // a name reached without a listing of its directory (a literal part) is judged by where it is
+    if (guard !== undefined && !guard.holdsParentOf(absolute)) continue
     // a file that vanished since the walk saw it is dropped
     const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
     if (stats === undefined || !stats.isFile()) continue

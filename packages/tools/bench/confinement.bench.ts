@@ -1,0 +1,61 @@
+// What kernel confinement costs a ripgrep run: the same small search spawned bare and through the
+// Landlock launcher (Confinement.command), interleaved, 15 rounds of 40 spawns each; medians of
+// the per-round means and their ratio. Target: ratio <= 1.10 (a Grep call spawns ripgrep two to
+// three times, so the launcher's extra exec must stay near noise).
+import * as Arr from "effect/Array"
+import * as Order from "effect/Order"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { performance } from "node:perf_hooks"
+import { rgPath } from "@vscode/ripgrep"
+import * as Confinement from "../src/Confinement.js"
+
+const ROUNDS = 15
+const SPAWNS_PER_ROUND = 40
+const TARGET_RATIO = 1.1
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-confine-bench-"))
+for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), `line ${i}\nneedle ${i}\n`)
+
+const once = (file: string, args: ReadonlyArray<string>) =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawn(file, args as Array<string>, { cwd: dir, stdio: ["ignore", "pipe", "ignore"] })
+    child.stdout.resume()
+    child.once("error", reject)
+    child.once("close", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))))
+  })
+
+const meanMs = async (file: string, args: ReadonlyArray<string>) => {
+  const start = performance.now()
+  for (let i = 0; i < SPAWNS_PER_ROUND; i++) await once(file, args)
+  return (performance.now() - start) / SPAWNS_PER_ROUND
+}
+
+const median = (values: ReadonlyArray<number>) =>
+  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
+
+const main = async () => {
+  const support = Confinement.support()
+  console.log(`confinement: ${support.kind === "landlock" ? `landlock ABI ${support.abi}` : support.reason}`)
+  const args = ["--no-config", "--json", "needle", "."]
+  const confined = Confinement.command(rgPath, args, [dir])
+  const bare: Array<number> = []
+  const wrapped: Array<number> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    bare.push(await meanMs(rgPath, args))
+    wrapped.push(await meanMs(confined.file, confined.args))
+  }
+  const ratio = median(wrapped) / median(bare)
+  console.log(
+    `rg spawn+search: bare ${median(bare).toFixed(2)} ms, confined ${median(wrapped).toFixed(2)} ms, ratio ${ratio.toFixed(3)} (target <= ${TARGET_RATIO}); load ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`
+  )
+  fs.rmSync(dir, { recursive: true, force: true })
+  if (support.kind === "landlock" && ratio > TARGET_RATIO) {
+    console.log("target missed")
+    process.exitCode = 1
+  }
+}
+
+void main()

@@ -1,0 +1,97 @@
+/**
+ * Containment checked on what was opened, not on a name: a path is opened first, then the opened
+ * descriptor's real path (`/proc/self/fd/N`) is checked, and the bytes or the listing are read
+ * through that same descriptor. A symlink swapped in at any component, at any moment, either
+ * leads the open outside (and the check refuses the descriptor) or does not matter.
+ *
+ * Where `/proc` is not mounted, the fallback resolves the name before and after opening and
+ * compares the opened file's identity with it: that narrows the race but cannot close it.
+ */
+import * as fs from "node:fs"
+
+/**
+ * `O_PATH` (Linux): a descriptor that names a file without opening it for reading, so opening a
+ * FIFO or a device outside the roots has no effect before the check refuses it. Node does not
+ * export the constant; its value is the same on every Linux architecture Node supports.
+ */
+const O_PATH = 0o10000000
+
+const PROC_FD = "/proc/self/fd/"
+
+let procAvailable: boolean | undefined
+
+/** Whether `/proc/self/fd` names descriptors (checked once). */
+export const hasProcFd = (): boolean =>
+  (procAvailable ??= process.platform === "linux" && fs.existsSync(`${PROC_FD}0`))
+
+/** The path the kernel holds for an open descriptor. */
+const realPathOfDescriptor = (fd: number): string => fs.readlinkSync(PROC_FD + fd)
+
+/** A denial: the opened file or directory lies outside every root. */
+export class Outside extends Error {
+  readonly code = "EOUTSIDE"
+}
+
+const sameFile = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino
+
+/**
+ * Opens `file` for reading (`flags` without `O_NOFOLLOW`: every link is followed, then judged)
+ * and returns the descriptor once its real path passed `contains`. Throws `Outside` for a file
+ * outside the roots, an errno error otherwise (ENOENT, EACCES, ELOOP...).
+ */
+export const openWithin = (file: string, flags: number, contains: (real: string) => boolean): number => {
+  const readFlags = flags & ~fs.constants.O_NOFOLLOW
+  if (!hasProcFd()) {
+    const before = fs.realpathSync.native(file)
+    if (!contains(before)) throw new Outside(file)
+    const fd = fs.openSync(before, readFlags | fs.constants.O_NOFOLLOW)
+    try {
+      const after = fs.realpathSync.native(file)
+      if (!contains(after) || !sameFile(fs.fstatSync(fd), fs.statSync(after))) throw new Outside(file)
+      return fd
+    } catch (error) {
+      fs.closeSync(fd)
+      throw error
+    }
+  }
+  const handle = fs.openSync(file, O_PATH | (flags & fs.constants.O_DIRECTORY))
+  try {
+    if (!contains(realPathOfDescriptor(handle))) throw new Outside(file)
+    const identity = fs.fstatSync(handle)
+    // a FIFO, socket or device is described by the caller from this, never opened
+    if (!identity.isFile() && !identity.isDirectory()) {
+      const error = new Error("not a regular file") as NodeJS.ErrnoException
+      error.code = "ESPECIAL"
+      throw Object.assign(error, { stats: identity })
+    }
+    // reopening the descriptor's own /proc entry opens exactly the file that was checked
+    const fd = fs.openSync(PROC_FD + handle, readFlags)
+    if (!sameFile(fs.fstatSync(fd), identity)) {
+      fs.closeSync(fd)
+      throw new Outside(file)
+    }
+    return fd
+  } finally {
+    fs.closeSync(handle)
+  }
+}
+
+/**
+ * Lists a directory after checking, on the open descriptor, that it lies inside the roots; the
+ * listing is read through that descriptor. Throws `Outside` or an errno error.
+ */
+export const readDirectoryWithin = (dir: string, contains: (real: string) => boolean): Array<fs.Dirent> => {
+  if (!hasProcFd()) {
+    if (!contains(fs.realpathSync.native(dir))) throw new Outside(dir)
+    const entries = fs.readdirSync(dir, { withFileTypes: true })
+    if (!contains(fs.realpathSync.native(dir))) throw new Outside(dir)
+    return entries
+  }
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
+  try {
+    if (!contains(realPathOfDescriptor(fd))) throw new Outside(dir)
+    return fs.readdirSync(PROC_FD + fd, { withFileTypes: true })
+  } finally {
+    fs.closeSync(fd)
+  }
+}

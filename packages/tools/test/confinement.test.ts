@@ -1,0 +1,43 @@
+// Kernel confinement of ripgrep: through the launcher, ripgrep reads beneath the given roots and
+// nothing else, even a file named on its command line or reached through a symlink.
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { rgPath } from "@vscode/ripgrep"
+import { Confinement } from "@toolcap/tools"
+import { tempDir, writeTree } from "./readFixtures.js"
+
+describe("Confinement", () => {
+  it("an unconfined run (no roots) is the command itself", () => {
+    assert.deepStrictEqual(Confinement.command(rgPath, ["-n", "x"], undefined), {
+      file: rgPath,
+      args: ["-n", "x"]
+    })
+  })
+
+  it.scopedLive("where the kernel supports it, ripgrep cannot read outside the roots, links included", () =>
+    Effect.gen(function* () {
+      const support = Confinement.support()
+      const inside = yield* tempDir("toolcap-confine-in-")
+      const outside = yield* tempDir("toolcap-confine-out-")
+      writeTree(inside, { "a.txt": "needle inside\n" })
+      writeTree(outside, { "b.txt": "needle outside\n" })
+      fs.symlinkSync(path.join(outside, "b.txt"), path.join(inside, "link.txt"))
+      const args = ["--no-config", "--no-messages", "-L", "needle", ".", path.join(outside, "b.txt")]
+      const launch = Confinement.command(rgPath, args, [inside])
+      const run = spawnSync(launch.file, launch.args as Array<string>, { cwd: inside, encoding: "utf8" })
+      const bare = spawnSync(rgPath, args, { cwd: inside, encoding: "utf8" })
+      assert.include(bare.stdout, "needle outside")
+      if (support.kind === "landlock") {
+        assert.include(run.stdout, "needle inside")
+        assert.notInclude(run.stdout, "needle outside")
+      } else {
+        // the fallback is the bare command: the README says what stays open then
+        assert.strictEqual(launch.file, rgPath)
+        console.log(`no kernel confinement here: ${support.reason}`)
+      }
+    })
+  )
+})

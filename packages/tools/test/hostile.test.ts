@@ -1,0 +1,205 @@
+// Hostile paths and patterns through Read, Glob and Grep: `..`, absolute paths, /proc, /dev, a
+// FIFO, a socket, NUL bytes, loops, links out of the workspace (`rootlink/…`, `up/**`, dangling),
+// brace tricks (`{..,.}/**`): no answer holds an outside byte or an outside name, and an outside
+// path is denied the same way whether or not its target exists. A link planted at the scratch
+// directory widens nothing.
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Glob, Grep, Read, type Roots } from "@toolcap/tools"
+import * as Walk from "../src/internal/searchWalk.js"
+import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
+import type { Env } from "./readFixtures.js"
+
+type Call = readonly ["Read" | "Glob" | "Grep", Record<string, unknown>]
+
+const run = ([tool, input]: Call): Effect.Effect<
+  unknown,
+  { readonly code: string; readonly message: string },
+  Env
+> => (tool === "Read" ? Read.read(input) : tool === "Glob" ? Glob.glob(input) : Grep.grep(input))
+
+/** Every outcome: the result, or the error's wire form (code, message and fields). */
+const outcomeOf = (either: Either.Either<unknown, { readonly code?: string; readonly message?: string }>) =>
+  Either.isRight(either)
+    ? { ok: true, result: either.right }
+    : { ok: false, code: either.left.code, message: either.left.message, error: { ...either.left } }
+
+describe("hostile input table", () => {
+  it.scopedLive("no call escapes the roots: 0 outside bytes or names", () =>
+    Effect.gen(function* () {
+      const env = yield* hostileEnv
+      const outside = env.outside
+      const parentName = path.basename(path.dirname(env.workspace))
+      const calls: Array<Call> = []
+      const readPaths = [
+        "..",
+        `../${path.basename(outside)}/secret.txt`,
+        path.join(outside, "secret.txt"),
+        "/etc/passwd",
+        "/etc/hostname",
+        "/proc/self/environ",
+        "/proc/self/cwd/package.json",
+        "/proc/self/root/etc/passwd",
+        "/dev/zero",
+        "/dev/stdin",
+        "fifo",
+        "sock",
+        "inside.txt\0.png",
+        "loop",
+        "loop-a",
+        "rootlink/etc/passwd",
+        "rootlink/etc/hostname",
+        "up/" + parentName,
+        `up/${path.basename(outside)}/secret.txt`,
+        "outlink/secret.txt",
+        "outlink/deep/secret2.txt",
+        "filelink",
+        "dangling",
+        "inside.txt/../../" + path.basename(outside) + "/secret.txt",
+        "a/".repeat(300_000)
+      ]
+      for (const p of readPaths) calls.push(["Read", { path: p }])
+      for (const pattern of [
+        "rootlink/etc/*shadow*",
+        "rootlink/root/.*",
+        "rootlink/etc/*",
+        "up/**",
+        "up/*/secret.txt",
+        "{..,.}/**",
+        "{..,.}/*/secret.txt",
+        "{../*,*}",
+        "../**",
+        "outlink/**",
+        "filelink",
+        "**/secret*",
+        "loop/**",
+        "/etc/*",
+        `${outside}/**`,
+        "/proc/self/cwd/*",
+        "{a,b}".repeat(20),
+        "*".repeat(10_000)
+      ])
+        calls.push(["Glob", { pattern }])
+      for (const dir of [
+        "outlink",
+        "up",
+        "rootlink",
+        "rootlink/etc",
+        "/proc/self/cwd",
+        "/dev",
+        outside,
+        "dangling"
+      ])
+        calls.push(["Glob", { pattern: "**", path: dir }])
+      for (const dir of [
+        ".",
+        "outlink",
+        "outlink/secret.txt",
+        "filelink",
+        "up",
+        "rootlink/etc",
+        outside,
+        "/proc/self/root/etc",
+        "dangling",
+        "fifo",
+        "loop"
+      ]) {
+        calls.push(["Grep", { pattern: "SECRET", path: dir }])
+        calls.push(["Grep", { pattern: "SECRET", path: dir, outputMode: "filesWithMatches" }])
+      }
+      for (const glob of ["{..,.}/**", "../*", "up/**", "rootlink/etc/*"])
+        calls.push(["Grep", { pattern: "SECRET", glob, outputMode: "count" }])
+
+      let escaped = 0
+      const roots = [fs.realpathSync(env.workspace), fs.realpathSync(env.external)]
+      for (const call of calls) {
+        const outcome = outcomeOf(yield* Effect.either(run(call).pipe(Effect.provide(env.context))))
+        const found = escapes(env.workspace, roots, outcome.ok ? outcome.result : outcome)
+        escaped += found.length
+        assert.deepStrictEqual(found, [], `${call[0]} ${JSON.stringify(call[1]).slice(0, 200)}`)
+        assert.isAtMost(Buffer.byteLength(JSON.stringify(outcome)), 64 * 1024)
+        if (!outcome.ok) assert.isAtMost(Buffer.byteLength(outcome.message ?? ""), 2048)
+      }
+      console.log(`hostile table: ${calls.length} calls, ${escaped} escapes`)
+      assert.strictEqual(escaped, 0)
+    })
+  )
+
+  it.scopedLive("an outside path is denied whether or not its target exists", () =>
+    Effect.gen(function* () {
+      const env = yield* hostileEnv
+      const pairs: Array<readonly [string, string]> = [
+        ["outlink/secret.txt", "outlink/no-such.txt"],
+        [path.join(env.outside, "secret.txt"), path.join(env.outside, "no-such.txt")],
+        ["rootlink/etc/hostname", "rootlink/etc/no-such-file"],
+        ["filelink", "dangling"],
+        ["up/" + path.basename(env.outside), "up/no-such-dir/x"]
+      ]
+      for (const [existing, missing] of pairs) {
+        for (const tool of ["Read", "Grep"] as const) {
+          const input = tool === "Read" ? { path: existing } : { pattern: "x", path: existing }
+          const other = tool === "Read" ? { path: missing } : { pattern: "x", path: missing }
+          const a = outcomeOf(yield* Effect.either(run([tool, input]).pipe(Effect.provide(env.context))))
+          const b = outcomeOf(yield* Effect.either(run([tool, other]).pipe(Effect.provide(env.context))))
+          assert.strictEqual(a.ok ? "ok" : a.code, "TOOL_PATH_DENIED", `${tool} ${existing}`)
+          assert.strictEqual(b.ok ? "ok" : b.code, "TOOL_PATH_DENIED", `${tool} ${missing}`)
+          // the denial names the requested path and the rule, never where the link leads
+          if (!existing.includes(env.outside)) assert.notInclude(a.ok ? "" : (a.message ?? ""), env.outside)
+        }
+      }
+    })
+  )
+
+  it.scopedLive("a symlink planted at the scratch directory is refused: nothing reachable through it", () =>
+    Effect.gen(function* () {
+      const env = yield* hostileEnv
+      fs.mkdirSync(path.dirname(env.sessionDir), { recursive: true })
+      fs.symlinkSync("/", env.sessionDir)
+      const calls: Array<Call> = [
+        ["Read", { path: "/etc/hostname" }],
+        ["Read", { path: path.join(env.sessionDir, "etc/hostname") }],
+        ["Read", { path: path.join(env.outside, "secret.txt") }],
+        ["Glob", { pattern: "*", path: path.join(env.sessionDir, "etc") }],
+        ["Glob", { pattern: `${env.sessionDir}/etc/*` }],
+        ["Grep", { pattern: "SECRET", path: env.outside }],
+        ["Grep", { pattern: "root", path: path.join(env.sessionDir, "etc/passwd") }]
+      ]
+      for (const call of calls) {
+        const outcome = outcomeOf(yield* Effect.either(run(call).pipe(Effect.provide(env.context))))
+        assert.strictEqual(outcome.ok ? "ok" : outcome.code, "TOOL_PATH_DENIED", JSON.stringify(call))
+      }
+      assert.isFalse(JSON.stringify(calls).includes(SECRET))
+    })
+  )
+})
+
+describe("an abort stops the work, not only the answer", () => {
+  it.scopedLive("Glob's walk reads no directory once its signal aborted", () =>
+    Effect.gen(function* () {
+      const env = yield* hostileEnv
+      for (let i = 0; i < 200; i++)
+        fs.mkdirSync(path.join(env.workspace, "tree", `d${i}`, "e", "f"), { recursive: true })
+      const controller = new AbortController()
+      let reads = 0
+      let readsAtAbort = 0
+      const guard: Roots.WalkGuard = {
+        readDirectory: (dir) => {
+          reads++
+          if (reads === 20) {
+            readsAtAbort = reads
+            controller.abort()
+          }
+          return fs.readdirSync(dir, { withFileTypes: true })
+        },
+        holdsParentOf: () => true
+      }
+      yield* Effect.promise(() => Walk.walk(env.workspace, "**/*", "", controller.signal, guard))
+      // let anything still queued run: it must not read on
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      assert.strictEqual(reads, readsAtAbort)
+    })
+  )
+})
