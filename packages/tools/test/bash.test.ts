@@ -64,7 +64,7 @@ describe("Bash: how the command runs", () => {
       assert.match(result.stdout, /^shell=\d/m)
       assert.include(result.stdout, `pwd=${env.workspace}\n`)
       assert.include(result.stdout, `cookie=${result.runId}\n`)
-      assert.match(result.runId, /^[0-9a-z]+-[0-9a-z]+$/)
+      assert.match(result.runId, /^[0-9a-z]+-[0-9a-z]+-[0-9a-z]+$/)
       assert.include(result.stdout, "stdin=0\n")
       assert.include(result.stdout, "group=leader\n")
       assert.strictEqual(result.exitCode, 0)

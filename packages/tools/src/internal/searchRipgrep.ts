@@ -4,8 +4,8 @@
  * the process and waits until it has exited, so no search outlives its call.
  */
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import { ToolError } from "@toolcap/limits"
+import { spawnChild } from "./process.js"
 
 /**
  * Flags of every run, so that ripgrep decides exactly what DECISIONS §4 says: no config file, hidden
@@ -74,10 +74,10 @@ export const run = (
   options: RunOptions
 ): Effect.Effect<Exit, ToolError.ToolSpawnFailed> =>
   Effect.async<Exit, ToolError.ToolSpawnFailed>((resume) => {
-    const child = spawn(rg, args as Array<string>, {
+    // the one spawn path: the child is on the host's lifeline until it exits
+    const child = spawnChild(rg, args, {
       cwd: options.cwd,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      windowsHide: true
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
     })
     let stderr = ""
     let stopped = false
