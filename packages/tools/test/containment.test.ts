@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Bash, ProcessRunner } from "@toolcap/tools"
@@ -110,3 +111,53 @@ for (const containment of tiers) {
     )
   })
 }
+
+/** A run id of a host that is gone: this worker's pid with a start time it never had. */
+const deadHostRunId = (suffix: string) => `${process.pid.toString(36)}-1-${suffix}`
+
+/** Waits (bounded by the test's timeout) until no process has exactly this command line. */
+const gone = (cmdline: string) =>
+  Effect.gen(function* () {
+    while (processesNamed(cmdline).some((p) => p.cmdline === cmdline)) yield* Effect.sleep("20 millis")
+  })
+
+describe("the startup sweep: what a dead host left is stopped when the next runner starts", () => {
+  it.scopedLive.skipIf(cgroupParent() === undefined)(
+    "cgroup tier: a dead host's call cgroup is killed and removed",
+    () =>
+      Effect.gen(function* () {
+        const parent = cgroupParent()!
+        const dir = path.join(parent, deadHostRunId("sweep"))
+        const tag = "sleep 1000.91"
+        yield* Effect.addFinalizer(() => killNamed(tag))
+        fs.mkdirSync(dir)
+        spawn("/bin/sh", ["-c", `echo $$ > ${dir}/cgroup.procs; exec ${tag}`], {
+          detached: true,
+          stdio: "ignore"
+        }).unref()
+        while (!processesNamed(tag).some((p) => p.cmdline === tag)) yield* Effect.sleep("10 millis")
+        yield* ProcessRunner.ProcessRunner.pipe(
+          Effect.provide(ProcessRunner.layer({ containment: "cgroup" }))
+        )
+        // the sweep ran while the layer was built
+        assert.isFalse(fs.existsSync(dir))
+        yield* gone(tag)
+      })
+  )
+
+  it.scopedLive("group tier: processes carrying a dead host's cookie are stopped", () =>
+    Effect.gen(function* () {
+      const tag = "sleep 1000.92"
+      yield* Effect.addFinalizer(() => killNamed(tag))
+      spawn("/bin/sh", ["-c", `setsid ${tag} & exec ${tag}`], {
+        detached: true,
+        stdio: "ignore",
+        env: { ...process.env, TOOLCAP_RUN_ID: deadHostRunId("sweep") }
+      }).unref()
+      while (processesNamed(tag).filter((p) => p.cmdline === tag).length < 2) yield* Effect.sleep("10 millis")
+      yield* ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer({ containment: "group" })))
+      // the cookie sweep runs in the background: it ends both, the one in a session of its own too
+      yield* gone(tag)
+    })
+  )
+})
