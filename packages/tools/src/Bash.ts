@@ -509,10 +509,10 @@ const execute = (
     // a consumer that throws ends the call with that defect, after the tree stopped
     const consumerFailed = yield* Deferred.make<unknown>()
     let consumerBroken = false
-    const deliver = (stream: Proc.StreamName, data: string | undefined): Effect.Effect<void> => {
-      if (data === undefined || consumerBroken) return Effect.void
-      const output = outputs[stream]
-      const chunk: BashChunk = { callId, stream, seq: output.lastSeq()!, data }
+    /** Hands a chunk to `onChunk`; the chunk, or undefined when there is none to deliver. */
+    const deliverNow = (stream: Proc.StreamName, data: string | undefined): BashChunk | undefined => {
+      if (data === undefined || consumerBroken) return undefined
+      const chunk: BashChunk = { callId, stream, seq: outputs[stream].lastSeq()!, data }
       if (options.onChunk !== undefined) {
         try {
           options.onChunk(chunk)
@@ -521,8 +521,12 @@ const execute = (
           Deferred.unsafeDone(consumerFailed, Exit.succeed(error))
         }
       }
-      if (options.offer === undefined) return Effect.void
-      return options.offer(chunk).pipe(Effect.onInterrupt(() => Effect.sync(output.undeliver)))
+      return chunk
+    }
+    const deliver = (stream: Proc.StreamName, data: string | undefined): Effect.Effect<void> => {
+      const chunk = deliverNow(stream, data)
+      if (chunk === undefined || options.offer === undefined) return Effect.void
+      return options.offer(chunk).pipe(Effect.onInterrupt(() => Effect.sync(outputs[stream].undeliver)))
     }
     const finishOutputs = Effect.forEach(["stdout", "stderr"] as const, (stream) =>
       deliver(stream, outputs[stream].finish())
@@ -565,8 +569,17 @@ const execute = (
                 new ToolError.ToolSpawnFailed({ command: `${Proc.shell().file} -c`, reason: error.reason })
             )
           )
+        // a batch of reads at a time; without a `stream` consumer nothing in it suspends
         const pump = (stream: Proc.StreamName) =>
-          Stream.runForEach(proc[stream], (bytes) => deliver(stream, outputs[stream].push(bytes)))
+          Stream.runForEachChunk(proc[stream], (reads) =>
+            options.offer === undefined
+              ? Effect.sync(() => {
+                  for (const bytes of reads) deliverNow(stream, outputs[stream].push(bytes))
+                })
+              : Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
+                  discard: true
+                })
+          )
         const pumps = yield* Effect.all([pump("stdout"), pump("stderr")], {
           concurrency: 2,
           discard: true
