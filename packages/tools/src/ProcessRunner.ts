@@ -319,7 +319,9 @@ const makeRunner = (containment: Containment, parent: string | undefined): Proce
         }
         if (cgroupDir !== undefined) {
           const stopped = yield* Cgroup.terminate(cgroupDir, tree)
-          yield* removeCgroup(tree.killWaitMs)
+          // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited for
+          // (the lifeline keeps it registered, the watchdog retries when the host ends)
+          yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
           return { containment, ...stopped }
         }
         // the cheap path: the shell exited, both pipes are closed and its group is empty, so no

@@ -5,14 +5,17 @@
  * of the pipes and says so.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Bash, ProcessRunner } from "@toolcap/tools"
 import { cgroupParent, fastGraces, isLive, processesNamed, runRecorded, testEnv } from "./bashFixtures.js"
@@ -160,4 +163,43 @@ describe("the startup sweep: what a dead host left is stopped when the next runn
       yield* gone(tag)
     })
   )
+})
+
+describe("ProcessRunner.spawn", () => {
+  for (const containment of tiers) {
+    it.scopedLive(`closing the scope stops the whole tree and ends the streams (${containment} tier)`, () =>
+      Effect.gen(function* () {
+        const tag = `sleep 1000.5${containment === "cgroup" ? 1 : 2}`
+        yield* Effect.addFinalizer(() => killNamed(tag))
+        const runner = yield* ProcessRunner.ProcessRunner.pipe(
+          Effect.provide(ProcessRunner.layer({ containment }))
+        )
+        const runId = `${process.pid.toString(36)}-0-spawn${containment}`
+        const out = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const proc = yield* runner.spawn({
+              file: "/bin/sh",
+              args: ["-c", `${tag} & setsid ${tag} & echo started; wait`],
+              cwd: os.tmpdir(),
+              env: { ...process.env, TOOLCAP_RUN_ID: runId },
+              tree: { runId, cookie: runId, killGraceMs: 200, killWaitMs: 1000 }
+            })
+            assert.strictEqual(proc.containment, containment)
+            const first = yield* proc.stdout.pipe(Stream.take(1), Stream.runCollect)
+            while (processesNamed(tag).filter((p) => p.cmdline === tag).length < 2)
+              yield* Effect.sleep("10 millis")
+            return { proc, first }
+          })
+        )
+        // the scope is closed: nothing of the tree runs, and both streams end
+        assert.deepStrictEqual(
+          processesNamed(tag).filter((p) => p.cmdline === tag),
+          []
+        )
+        assert.include(new TextDecoder().decode(Chunk.unsafeGet(out.first, 0)), "started")
+        yield* Stream.runDrain(out.proc.stdout)
+        yield* Stream.runDrain(out.proc.stderr)
+      })
+    )
+  }
 })
