@@ -174,7 +174,10 @@ describe("ProcessRunner.spawn", () => {
         const runner = yield* ProcessRunner.ProcessRunner.pipe(
           Effect.provide(ProcessRunner.layer({ containment }))
         )
-        const runId = `${process.pid.toString(36)}-0-spawn${containment}`
+        // a run id of this (live) host, so no startup sweep takes the tree for a dead host's
+        const stat = fs.readFileSync("/proc/self/stat", "latin1")
+        const started = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+        const runId = `${process.pid.toString(36)}-${started.toString(36)}-spawn${containment}`
         const out = yield* Effect.scoped(
           Effect.gen(function* () {
             const proc = yield* runner.spawn({

@@ -36,7 +36,9 @@ const exists = (file: string): boolean => {
 /** Runs the prologue with `true` in a fresh child of `parent`: whether the move works here. */
 const probe = (parent: string): Effect.Effect<boolean> =>
   Effect.gen(function* () {
-    const dir = path.join(parent, `probe-${process.pid}-${Math.random().toString(36).slice(2)}`)
+    // dots, not dashes: a probe's name must never read as a run id, or another host's startup
+    // sweep would take it for a dead host's cgroup and remove it mid-probe
+    const dir = path.join(parent, `probe.${process.pid}.${Math.random().toString(36).slice(2)}`)
     try {
       fs.mkdirSync(parent, { recursive: true })
       fs.mkdirSync(dir)
