@@ -1,17 +1,22 @@
 // The Bash tool under load, each subject against a baseline measured in the same run.
 //
-// 1. Throughput and memory: 1 GiB of output (`head -c 1073741824 /dev/zero | tr '\0' a | fold -w 100`,
-//    10.7M lines) through Bash.run with a chunk consumer, against a bare Node drain of the same
+// 1. Per-call latency: Bash `echo hi` through one host (its default containment tier) against a
+//    bare `child_process.spawn('sh', ['-c', 'echo hi'])` in the same process, interleaved, median
+//    per call. Then the same with 2,000 extra idle processes on the machine (the bench starts them
+//    and stops them): a call must not cost more with the size of the process table.
+//    Targets: ratio <= 2.0, and <= 2.5 with the extra processes.
+// 2. Throughput, CPU and memory: 1 GiB of 100-byte lines from `yes` (a fast producer) through
+//    Bash.run (no chunk consumer, as `toolcap call` runs it) against a bare Node drain of the same
 //    command (child_process.spawn, counting bytes). Each run is a child process of its own, so its
-//    peak RSS is its own; the runs are interleaved and the best wall time of each kind compared.
-//    The baseline spawns the command the way the tool must (detached: its own session and process
-//    group). On Linux a new session is a new scheduler autogroup, which on a loaded machine alone
-//    costs 15-35% of wall time against an attached spawn: that is the kernel's fairness between
-//    sessions, not toolcap's overhead, so the attached drain is printed for information only.
-//    The children run this file bundled to plain JavaScript (esbuild, which tsx ships), as a host
-//    would run compiled code: the tsx loader alone holds ~140 MB of RSS, which is not the tool's.
-//    Targets: wall-time ratio <= 1.15, peak RSS of a Bash-tool run <= 150 MB.
-// 2. Stopping: from the deadline to the returned TOOL_TIMEOUT, for a tree that obeys SIGTERM
+//    peak RSS and CPU time are its own; the runs are interleaved and the best wall time of each kind
+//    compared. The baseline spawns the command the way the tool must (detached: its own session
+//    and process group). On Linux a new session is a new scheduler autogroup, which on a loaded
+//    machine alone costs 15-35% of wall time against an attached spawn: that is the kernel's
+//    fairness between sessions, not toolcap's overhead, so the attached drain is printed for
+//    information only. The children run this file bundled to plain JavaScript (esbuild, which tsx
+//    ships), as a host would run compiled code: the tsx loader alone holds ~140 MB of RSS.
+//    Targets: wall-time ratio <= 1.15, host CPU <= 1.25x the drain's, peak RSS <= 150 MB.
+// 3. Stopping: from the deadline to the returned TOOL_TIMEOUT, for a tree that obeys SIGTERM
 //    (three sleeps, one orphaned), in a bundled child as well. The deadline is read from the Effect
 //    Clock the tool sleeps on (a recording Clock around the default one). Target: median <= 100 ms.
 //    The baseline is a bare `kill(-pgid)` of the same tree plus Node's exit event.
@@ -36,25 +41,37 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
 
-const GIB_COMMAND = "head -c 1073741824 /dev/zero | tr '\\0' a | fold -w 100"
-// fold ends 10737418 full lines with a newline; the last 24 characters have none
-const GIB_OUTPUT_BYTES = 1073741824 + Math.floor(1073741824 / 100)
+// 99 characters and a newline per line, cut at exactly 1 GiB
+const GIB_COMMAND =
+  "yes 012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678 | head -c 1073741824"
+const GIB_OUTPUT_BYTES = 1073741824
 const ROUNDS = 4
 const RATIO_TARGET = 1.15
+const CPU_RATIO_TARGET = 1.25
 const RSS_TARGET_MB = 150
+const LATENCY_CALLS = 41
+const LATENCY_TARGET = 2.0
+const LATENCY_LOADED_TARGET = 2.5
+const IDLE_PROCESSES = 2000
 const TREE_COMMAND = "sleep 30 & (sleep 30 &); exec sleep 30"
 const STOP_ROUNDS = 11
 const STOP_TARGET_MS = 100
 
 interface ChildReport {
   readonly wallMs: number
+  readonly cpuMs: number
   readonly peakRssMb: number
   readonly bytes: number
 }
 
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since)
+  return (used.user + used.system) / 1000
+}
 
 const layerIn = (dir: string) => {
   const workspace = path.join(dir, "workspace")
@@ -69,33 +86,32 @@ const layerIn = (dir: string) => {
   )
 }
 
-/** Child: 1 GiB through the Bash tool, counting the characters of every chunk. */
+/** Child: 1 GiB through the Bash tool, no chunk consumer (the capture counts every byte). */
 const toolRun = async (dir: string): Promise<ChildReport> => {
-  let bytes = 0
   const layer = layerIn(dir)
+  const cpu = process.cpuUsage()
   const start = performance.now()
   const result = await Effect.runPromise(
-    Bash.run(
-      { command: GIB_COMMAND, timeout: 300 },
-      { onChunk: (chunk) => void (bytes += chunk.data.length) }
-    ).pipe(Effect.provide(layer))
+    Bash.run({ command: GIB_COMMAND, timeout: 300 }).pipe(Effect.provide(layer))
   )
   const wallMs = performance.now() - start
-  if (result.truncation.stdout?.totalBytes !== GIB_OUTPUT_BYTES)
-    throw new Error("the tool saw a different output")
-  return { wallMs, peakRssMb: peakRssMb(), bytes }
+  const bytes = result.truncation.stdout?.totalBytes ?? 0
+  return { wallMs, cpuMs: cpuMs(cpu), peakRssMb: peakRssMb(), bytes }
 }
 
 /** Child: the same command drained by bare Node, spawned detached like the tool does, or not. */
 const drainRun = (detached: boolean): Promise<ChildReport> =>
   new Promise((resolve, reject) => {
     let bytes = 0
+    const cpu = process.cpuUsage()
     const start = performance.now()
     const child = spawn("bash", ["-c", GIB_COMMAND], { stdio: ["ignore", "pipe", "pipe"], detached })
     child.stdout.on("data", (chunk: Buffer) => void (bytes += chunk.length))
     child.stderr.resume()
     child.on("error", reject)
-    child.on("close", () => resolve({ wallMs: performance.now() - start, peakRssMb: peakRssMb(), bytes }))
+    child.on("close", () =>
+      resolve({ wallMs: performance.now() - start, cpuMs: cpuMs(cpu), peakRssMb: peakRssMb(), bytes })
+    )
   })
 
 /** Bundles this file into `dir` with the esbuild that tsx depends on (no dependency of our own). */
@@ -115,6 +131,94 @@ const bundleChild = async (dir: string): Promise<string> => {
   })
   return outfile
 }
+
+interface LatencyReport {
+  /** Milliseconds per Bash `echo hi` call, per round. */
+  readonly tool: ReadonlyArray<number>
+  /** Milliseconds per bare spawn of `sh -c 'echo hi'` to its close, per round. */
+  readonly bare: ReadonlyArray<number>
+  readonly containment: string
+  /** The floor of any supervised call, for information: `bash -c 'echo hi'` in a session of its own. */
+  readonly detachedBash: ReadonlyArray<number>
+}
+
+const bareEcho = (shell = "sh", detached = false): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const start = performance.now()
+    const child = spawn(shell, ["-c", "echo hi"], { stdio: ["ignore", "pipe", "pipe"], detached })
+    child.stdout.resume()
+    child.stderr.resume()
+    child.on("error", reject)
+    child.on("close", () => resolve(performance.now() - start))
+  })
+
+/** Child: `echo hi` through one host, interleaved with its bare baseline (one warm-up of each). */
+const latencyRun = async (dir: string): Promise<LatencyReport> => {
+  const layer = layerIn(dir)
+  const runtime = ManagedRuntime.make(layer)
+  const call = async () => {
+    const start = performance.now()
+    const result = await runtime.runPromise(Bash.run({ command: "echo hi" }))
+    if (result.stdout !== "hi\n") throw new Error("the tool saw a different output")
+    return { ms: performance.now() - start, containment: result.termination.containment }
+  }
+  await bareEcho()
+  const { containment } = await call()
+  const tool: Array<number> = []
+  const bare: Array<number> = []
+  const detachedBash: Array<number> = []
+  for (let round = 0; round < LATENCY_CALLS; round++) {
+    bare.push(await bareEcho())
+    tool.push((await call()).ms)
+    detachedBash.push(await bareEcho("bash", true))
+  }
+  await runtime.dispose()
+  return { tool, bare, containment, detachedBash }
+}
+
+/** Starts `count` idle processes (sleeps under one shell, in a group of their own); resolves once all run. */
+const startIdleProcesses = (count: number): Promise<{ readonly stop: () => void }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      "sh",
+      ["-c", `i=0; while [ $i -lt ${count} ]; do sleep 3600 & i=$((i + 1)); done; echo ready; wait`],
+      {
+        stdio: ["ignore", "pipe", "ignore"],
+        detached: true
+      }
+    )
+    child.on("error", reject)
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready"))
+        resolve({
+          stop: () => {
+            try {
+              process.kill(-child.pid!, "SIGKILL")
+            } catch {
+              // gone
+            }
+          }
+        })
+    })
+  })
+
+const runLatencyChild = (bundle: string, dir: string, containment?: "group"): Promise<LatencyReport> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bundle, "--child=latency", dir], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: containment === undefined ? process.env : { ...process.env, TOOLCAP_CONTAINMENT: containment }
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as LatencyReport)
+        : reject(new Error(`latency child exited ${code}`))
+    )
+  })
+
+const processCount = () => fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).length
 
 type Mode = "tool" | "drain" | "drain-attached"
 
@@ -214,10 +318,47 @@ const runStopChild = (bundle: string, dir: string): Promise<StopReport> =>
 
 const main = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bash-bench-"))
+  console.log(`(load average at the start: ${fs.readFileSync("/proc/loadavg", "utf8").trim()})`)
   let failed = false
   try {
-    // 1. throughput and memory, interleaved
     const bundle = await bundleChild(dir)
+
+    // 1. per-call latency, then the same with 2,000 extra idle processes
+    const latency = (label: string, report: LatencyReport, target: number) => {
+      const ratio = median(report.tool) / median(report.bare)
+      const ok = ratio <= target
+      console.log(
+        `Bash echo hi per call${label} (${report.containment} tier): median ${fmt(median(report.tool), 2)} ms vs baseline bare spawn(sh -c echo hi) median ${fmt(median(report.bare), 2)} ms — ratio ${fmt(ratio, 2)} (target <= ${target}) ${ok ? "OK" : "MISSED"}`
+      )
+      console.log(
+        `(information) floor: bare spawn(bash -c echo hi) in a session of its own (as the tool must run it): median ${fmt(median(report.detachedBash), 2)} ms — ratio ${fmt(median(report.detachedBash) / median(report.bare), 2)} to the baseline`
+      )
+      return ok
+    }
+    const unloaded = await runLatencyChild(bundle, dir)
+    const unloadedTier = unloaded.containment
+    const unloadedOk = latency(` (${processCount()} processes on the machine)`, unloaded, LATENCY_TARGET)
+    failed ||= !unloadedOk
+    const forced = await runLatencyChild(bundle, dir, "group")
+    if (forced.containment !== unloadedTier) {
+      console.log(
+        `(information) the same with TOOLCAP_CONTAINMENT=group: median ${fmt(median(forced.tool), 2)} ms vs bare ${fmt(median(forced.bare), 2)} ms — ratio ${fmt(median(forced.tool) / median(forced.bare), 2)}`
+      )
+    }
+    const idle = await startIdleProcesses(IDLE_PROCESSES)
+    try {
+      const processes = processCount()
+      const loadedOk = latency(
+        ` with ${IDLE_PROCESSES} extra idle processes (${processes} on the machine)`,
+        await runLatencyChild(bundle, dir),
+        LATENCY_LOADED_TARGET
+      )
+      failed ||= !loadedOk
+    } finally {
+      idle.stop()
+    }
+
+    // 2. throughput, CPU and memory, interleaved
     const tool: Array<ChildReport> = []
     const drain: Array<ChildReport> = []
     const attached: Array<ChildReport> = []
@@ -233,7 +374,12 @@ const main = async () => {
     const ratio = best(tool.map((r) => r.wallMs)) / best(drain.map((r) => r.wallMs))
     const ratioOk = ratio <= RATIO_TARGET
     console.log(
-      `1 GiB through Bash.run: ${fmt(best(tool.map((r) => r.wallMs)))} ms (median ${fmt(median(tool.map((r) => r.wallMs)))}) vs baseline bare Node drain ${fmt(best(drain.map((r) => r.wallMs)))} ms (median ${fmt(median(drain.map((r) => r.wallMs)))}) — ratio ${fmt(ratio, 2)} (target <= ${RATIO_TARGET}) ${ratioOk ? "OK" : "MISSED"}`
+      `1 GiB of 100-byte yes lines through Bash.run: ${fmt(best(tool.map((r) => r.wallMs)))} ms (median ${fmt(median(tool.map((r) => r.wallMs)))}) vs baseline bare Node drain ${fmt(best(drain.map((r) => r.wallMs)))} ms (median ${fmt(median(drain.map((r) => r.wallMs)))}) — ratio ${fmt(ratio, 2)} (target <= ${RATIO_TARGET}) ${ratioOk ? "OK" : "MISSED"}`
+    )
+    const cpuRatio = median(tool.map((r) => r.cpuMs)) / median(drain.map((r) => r.cpuMs))
+    const cpuOk = cpuRatio <= CPU_RATIO_TARGET
+    console.log(
+      `host CPU for that 1 GiB: median ${fmt(median(tool.map((r) => r.cpuMs)))} ms vs baseline bare Node drain median ${fmt(median(drain.map((r) => r.cpuMs)))} ms — ratio ${fmt(cpuRatio, 2)} (target <= ${CPU_RATIO_TARGET}) ${cpuOk ? "OK" : "MISSED"}`
     )
     console.log(
       `(information) bare Node drain spawned attached, in the bench's own session: ${fmt(best(attached.map((r) => r.wallMs)))} ms (median ${fmt(median(attached.map((r) => r.wallMs)))})`
@@ -243,9 +389,9 @@ const main = async () => {
     console.log(
       `peak RSS of a Bash-tool run: ${fmt(rss)} MB vs baseline bare Node drain ${fmt(Math.max(...drain.map((r) => r.peakRssMb)))} MB (same bundle) — target <= ${RSS_TARGET_MB} MB ${rssOk ? "OK" : "MISSED"}`
     )
-    failed ||= !ratioOk || !rssOk
+    failed ||= !ratioOk || !cpuOk || !rssOk
 
-    // 2. from the deadline to TOOL_TIMEOUT, in a bundled child too
+    // 3. from the deadline to TOOL_TIMEOUT, in a bundled child too
     const { stops, bare } = await runStopChild(bundle, dir)
     const stopMedian = median(stops)
     const stopOk = stopMedian <= STOP_TARGET_MS
@@ -256,11 +402,15 @@ const main = async () => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+  console.log(`(load average at the end: ${fs.readFileSync("/proc/loadavg", "utf8").trim()})`)
   process.exit(failed ? 1 : 0)
 }
 
 const childMode = process.argv.find((arg) => arg.startsWith("--child="))?.slice("--child=".length)
-if (childMode === "stop") {
+if (childMode === "latency") {
+  process.stdout.write(JSON.stringify(await latencyRun(process.argv.at(-1)!)))
+  process.exit(0)
+} else if (childMode === "stop") {
   process.stdout.write(JSON.stringify(await stopRun(process.argv.at(-1)!)))
   process.exit(0)
 } else if (childMode === "tool" || childMode === "drain" || childMode === "drain-attached") {

@@ -22,6 +22,7 @@ import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Queue from "effect/Queue"
@@ -30,6 +31,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Budgets, InputBounds, ToolError, Truncate, Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
+import * as ProcessRunner from "./ProcessRunner.js"
 import * as ProcessTree from "./ProcessTree.js"
 import * as Workspace from "./Workspace.js"
 import * as Proc from "./internal/process.js"
@@ -119,6 +121,15 @@ export const BashResult = Schema.Struct({
   lastSeq: Schema.Struct({ stdout: Schema.NullOr(Schema.Number), stderr: Schema.NullOr(Schema.Number) }),
   /** Every pid this call signalled: leftovers after the exit, or the tree on timeout or abort. */
   killedPids: Schema.Array(Schema.Number),
+  /** How the tree was contained and what could not be stopped. */
+  termination: Schema.Struct({
+    /** `cgroup` (a cgroup v2 per call) or `group` (process group, cookie, parent links). */
+    containment: Schema.Literal("cgroup", "group"),
+    /** Pids of the tree still alive when the call returned (another user's, or stuck after SIGKILL). */
+    survivors: Schema.Array(Schema.Number),
+    /** True when a process outside the tree still held the output pipes open at the end. */
+    pipesHeld: Schema.Boolean
+  }),
   /** The bounded combined text for the model (layout above). */
   output: Schema.String
 })
@@ -252,12 +263,25 @@ export const decodeInput = (
     return { command, timeoutSeconds: timeout ?? budgets.bashTimeoutDefaultSeconds }
   })
 
-/** A run id unique across hosts and calls: the host pid plus 64 random bits. */
+/**
+ * A run id unique across hosts and calls: `<host pid>-<host start time>-<62 random bits>`, base
+ * 36. The host part lets a later host tell that a leftover's owner is gone (the startup sweep).
+ */
 const makeRunId = Effect.gen(function* () {
   const high = yield* Random.nextIntBetween(0, 0x7fffffff)
   const low = yield* Random.nextIntBetween(0, 0x7fffffff)
-  return `${Proc.hostPid().toString(36)}-${high.toString(36)}${low.toString(36)}`
+  const host = Proc.host()
+  const start = Number(host.startTime ?? 0)
+  return `${host.pid.toString(36)}-${start.toString(36)}-${high.toString(36)}${low.toString(36)}`
 })
+
+/**
+ * How a call's tree was stopped: the runner's report plus whether the pipes were still held open
+ * (by a process outside the tree) when the call closed its side.
+ */
+interface Termination extends ProcessRunner.Termination {
+  readonly pipesHeld: boolean
+}
 
 /** How many pids the model-facing text lists; the structured `killedPids` holds them all. */
 const LISTED_PIDS = 10
@@ -318,7 +342,7 @@ const headline = (
   ending: Ending,
   status: Proc.ExitStatus | undefined,
   durationMs: number,
-  termination: ProcessTree.Termination,
+  termination: Termination,
   killGraceMs: number
 ): string => {
   const what =
@@ -348,6 +372,16 @@ const headline = (
       `could not stop ${termination.unstoppable.length} process(es) owned by another user: ${listPids(termination.unstoppable)}`
     )
   }
+  if (termination.survivors.length > 0) {
+    lines.push(
+      `could not stop ${termination.survivors.length} process(es) still alive after SIGKILL: ${listPids(termination.survivors)}`
+    )
+  }
+  if (termination.pipesHeld) {
+    lines.push(
+      "the output pipes were still held open by a process outside the tree; they were closed on this side and later output is lost"
+    )
+  }
   return lines.join("\n")
 }
 
@@ -360,7 +394,7 @@ const buildResult = (input: {
   readonly ending: Ending
   readonly status: Proc.ExitStatus | undefined
   readonly durationMs: number
-  readonly termination: ProcessTree.Termination
+  readonly termination: Termination
   readonly stdout: Output.StreamOutput
   readonly stderr: Output.StreamOutput
 }): Effect.Effect<BashResult, never, Budgets.Budgets | Scratch.Scratch> =>
@@ -410,6 +444,11 @@ const buildResult = (input: {
       },
       lastSeq: { stdout: input.stdout.lastSeq(), stderr: input.stderr.lastSeq() },
       killedPids: [...input.termination.signalled],
+      termination: {
+        containment: input.termination.containment,
+        survivors: [...input.termination.unstoppable, ...input.termination.survivors],
+        pipesHeld: input.termination.pipesHeld
+      },
       output
     }
   })
@@ -425,12 +464,24 @@ const aborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
         return Effect.sync(() => signal.removeEventListener("abort", onAbort))
       })
 
+/**
+ * The least time the pipes are read after the tree is stopped, even when stopping used up the
+ * whole bound: a pipe whose last writer just died needs one turn of the event loop to report its end.
+ */
+const LAST_READ_MS = 20
+
 interface ExecuteOptions extends RunOptions {
-  /** Closed by a slow consumer of `stream` to pause reading the pipes. */
-  readonly gate?: Output.Gate | undefined
+  /** Delivers a chunk to a `stream` consumer; suspends while its bounded queue is full. */
+  readonly offer?: ((chunk: BashChunk) => Effect.Effect<void>) | undefined
 }
 
-const noTermination: ProcessTree.Termination = { signalled: [], killed: [], unstoppable: [] }
+const noTermination = (containment: ProcessRunner.Containment): ProcessRunner.Termination => ({
+  containment,
+  signalled: [],
+  killed: [],
+  unstoppable: [],
+  survivors: []
+})
 
 const execute = (
   input: unknown,
@@ -440,101 +491,101 @@ const execute = (
     const { command, timeoutSeconds } = yield* decodeInput(input)
     const budgets = yield* Budgets.Budgets
     const workspace = yield* Workspace.Workspace
+    const runner = yield* ProcessRunner.current
     const runId = yield* makeRunId
     const callId = options.callId ?? runId
     const startedAt = yield* Clock.currentTimeNanos
     const elapsedMs = Clock.currentTimeNanos.pipe(Effect.map((now) => Number(now - startedAt) / 1e6))
 
-    // chunk delivery; a consumer that throws ends the call with that defect, after the tree stopped
+    // chunks are decoded only when someone consumes them
+    const decode = options.onChunk !== undefined || options.offer !== undefined
+    const capture = {
+      captureMaxBytes: budgets.captureMaxBytes,
+      captureMaxLines: budgets.captureMaxLines,
+      decode
+    }
+    const outputs = {
+      stdout: Output.make({ keep: "head", ...capture }),
+      stderr: Output.make({ keep: "tail", ...capture })
+    }
+    // a consumer that throws ends the call with that defect, after the tree stopped
     const consumerFailed = yield* Deferred.make<unknown>()
     let consumerBroken = false
-    let draining = false
-    let spawned: Proc.Spawned | undefined
-    const emit = (chunk: Output.Chunk) => {
-      if (options.onChunk === undefined || consumerBroken) return
-      try {
-        options.onChunk(chunk)
-      } catch (error) {
-        consumerBroken = true
-        Deferred.unsafeDone(consumerFailed, Exit.succeed(error))
+    /** Hands a chunk to `onChunk`; the chunk, or undefined when there is none to deliver. */
+    const deliverNow = (stream: Proc.StreamName, data: string | undefined): BashChunk | undefined => {
+      if (data === undefined || consumerBroken) return undefined
+      const chunk: BashChunk = { callId, stream, seq: outputs[stream].lastSeq()!, data }
+      if (options.onChunk !== undefined) {
+        try {
+          options.onChunk(chunk)
+        } catch (error) {
+          consumerBroken = true
+          Deferred.unsafeDone(consumerFailed, Exit.succeed(error))
+        }
       }
-      if (options.gate !== undefined && !options.gate.isOpen() && !draining) spawned?.pause()
+      return chunk
     }
-    const capture = { captureMaxBytes: budgets.captureMaxBytes, captureMaxLines: budgets.captureMaxLines }
-    const outputs = {
-      stdout: Output.make({ callId, stream: "stdout", keep: "head", ...capture, emit }),
-      stderr: Output.make({ callId, stream: "stderr", keep: "tail", ...capture, emit })
+    const deliver = (stream: Proc.StreamName, data: string | undefined): Effect.Effect<void> => {
+      const chunk = deliverNow(stream, data)
+      if (chunk === undefined || options.offer === undefined) return Effect.void
+      return options.offer(chunk).pipe(Effect.onInterrupt(() => Effect.sync(outputs[stream].undeliver)))
     }
-    const finish = (
-      ending: Ending,
-      status: Proc.ExitStatus | undefined,
-      termination: ProcessTree.Termination
-    ) =>
+    const finishOutputs = Effect.forEach(["stdout", "stderr"] as const, (stream) =>
+      deliver(stream, outputs[stream].finish())
+    )
+    const finish = (ending: Ending, status: Proc.ExitStatus | undefined, termination: Termination) =>
       Effect.flatMap(elapsedMs, (durationMs) =>
         buildResult({ callId, runId, ending, status, durationMs, termination, ...outputs })
       )
 
     if (options.signal?.aborted === true) {
-      outputs.stdout.finish()
-      outputs.stderr.finish()
-      const partial = yield* finish({ kind: "Aborted" }, undefined, noTermination)
+      yield* finishOutputs
+      const partial = yield* finish({ kind: "Aborted" }, undefined, {
+        ...noTermination(runner.containment),
+        pipesHeld: false
+      })
       return yield* new ToolAborted({ killedPids: [], partial })
     }
 
-    const exited = yield* Deferred.make<Proc.ExitStatus>()
-    const ended = { stdout: yield* Deferred.make<void>(), stderr: yield* Deferred.make<void>() }
-    const bothEnded = Effect.all([Deferred.await(ended.stdout), Deferred.await(ended.stderr)], {
-      discard: true
-    })
-    let termination: ProcessTree.Termination | undefined
-
-    /** Stops the tree, then reads what is left in the pipes, then closes them. Idempotent. */
-    const shutdown = (child: Proc.Spawned) =>
-      Effect.gen(function* () {
-        if (termination !== undefined) return termination
-        const tree = { rootPid: child.pid, runId, rootStartTime: child.startTime }
-        const stopped = yield* ProcessTree.terminate(tree, { killGraceMs: budgets.bashKillGraceMs })
-        // the tree is gone: what is still in the pipes is bounded, read it even past a slow consumer
-        draining = true
-        child.resume()
-        yield* Effect.timeoutOption(bothEnded, Duration.millis(budgets.bashDrainGraceMs))
-        outputs.stdout.finish()
-        outputs.stderr.finish()
-        child.close()
-        termination = stopped
-        return stopped
-      }).pipe(Effect.uninterruptible)
-
     return yield* Effect.scoped(
       Effect.gen(function* () {
-        const shell = yield* Effect.acquireRelease(
-          Effect.async<Proc.Spawned, ToolError.ToolSpawnFailed>((resume) =>
-            Proc.spawnShell(
-              { command, cwd: workspace.root, cookie: { name: ProcessTree.cookieVariable, value: runId } },
-              {
-                onData: (stream, bytes) => outputs[stream].push(bytes),
-                onEnd: (stream) => Deferred.unsafeDone(ended[stream], Exit.void),
-                onExit: (status) => Deferred.unsafeDone(exited, Exit.succeed(status)),
-                onSpawn: (spawnedShell) => resume(Effect.succeed(spawnedShell)),
-                onSpawnError: (reason) =>
-                  resume(
-                    Effect.fail(
-                      new ToolError.ToolSpawnFailed({
-                        command: `${Proc.shell().file} -c`,
-                        reason: `${reason} (working directory ${workspace.root})`
-                      })
-                    )
-                  )
-              }
+        // closing this scope (fiber interruption included) stops the whole tree, bounded
+        const proc = yield* runner
+          .spawn({
+            file: Proc.shell().file,
+            args: ["-c", command],
+            cwd: workspace.root,
+            env: { ...process.env, [ProcessTree.cookieVariable]: runId },
+            tree: {
+              runId,
+              cookie: runId,
+              killGraceMs: budgets.bashKillGraceMs,
+              // the drain grace bounds both the wait for SIGKILLed members and the pipes after it:
+              // the end of a call takes at most kill grace + drain grace (plus one short read)
+              killWaitMs: budgets.bashDrainGraceMs
+            }
+          })
+          .pipe(
+            Effect.mapError(
+              (error) =>
+                new ToolError.ToolSpawnFailed({ command: `${Proc.shell().file} -c`, reason: error.reason })
             )
-          ),
-          // fiber interruption: stop the whole tree before the fiber ends
-          (spawnedShell) => shutdown(spawnedShell)
-        )
-        spawned = shell
-        options.gate?.onOpen(() => {
-          if (!draining) shell.resume()
-        })
+          )
+        // a batch of reads at a time; without a `stream` consumer nothing in it suspends
+        const pump = (stream: Proc.StreamName) =>
+          Stream.runForEachChunk(proc[stream], (reads) =>
+            options.offer === undefined
+              ? Effect.sync(() => {
+                  for (const bytes of reads) deliverNow(stream, outputs[stream].push(bytes))
+                })
+              : Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
+                  discard: true
+                })
+          )
+        const pumps = yield* Effect.all([pump("stdout"), pump("stderr")], {
+          concurrency: 2,
+          discard: true
+        }).pipe(Effect.forkScoped)
 
         const stopRequested = Effect.raceAll([
           aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
@@ -543,7 +594,7 @@ const execute = (
           )
         ])
         const first = yield* Effect.raceAll([
-          Deferred.await(exited).pipe(Effect.as({ kind: "Exited" } as const)),
+          proc.exit.pipe(Effect.as({ kind: "Exited" } as const)),
           Effect.sleep(Duration.millis(Math.round(timeoutSeconds * 1000))).pipe(
             Effect.as({ kind: "TimedOut" } as const)
           ),
@@ -553,25 +604,49 @@ const execute = (
         const outcome =
           first.kind === "Exited"
             ? yield* Effect.raceAll([
-                Effect.timeoutOption(bothEnded, Duration.millis(budgets.bashDrainGraceMs)).pipe(
+                Effect.timeoutOption(Fiber.join(pumps), Duration.millis(budgets.bashDrainGraceMs)).pipe(
                   Effect.as(first)
                 ),
                 stopRequested
               ])
             : first
-        const stopped = yield* shutdown(shell)
-        const status = Option.getOrUndefined(
-          yield* Effect.timeoutOption(Deferred.await(exited), Duration.millis(budgets.bashDrainGraceMs))
+        // from here the call ends within kill grace + drain grace, whatever the tree does
+        const stopStartedMs = yield* elapsedMs
+        const stopped = yield* proc.stop
+        // the tree is stopped: what is left in the pipes is read for the rest of that bound, then
+        // our side of the pipes is closed whoever still holds them open
+        // (after an exit whose drain grace already ran out and a stop that found nothing to
+        // signal, nothing will close them: one last read only)
+        const drained = first.kind === "Exited" && proc.pipesEnded()
+        const rest =
+          first.kind === "Exited" && !drained && stopped.signalled.length === 0
+            ? LAST_READ_MS
+            : Math.max(
+                LAST_READ_MS,
+                Math.min(
+                  budgets.bashDrainGraceMs,
+                  stopStartedMs + budgets.bashKillGraceMs + budgets.bashDrainGraceMs - (yield* elapsedMs)
+                )
+              )
+        yield* Effect.timeoutOption(
+          Effect.all([Fiber.join(pumps), proc.exit], { discard: true }),
+          Duration.millis(rest)
         )
+        const pipesHeld = !proc.pipesEnded()
+        yield* proc.closePipes
+        yield* Fiber.interrupt(pumps)
+        yield* finishOutputs
+        const status = Option.getOrUndefined(yield* Effect.timeoutOption(proc.exit, Duration.zero))
+        const termination: Termination = { ...stopped, pipesHeld }
         switch (outcome.kind) {
           case "Exited":
-            return yield* finish({ kind: "Exited" }, status, stopped)
+            return yield* finish({ kind: "Exited" }, status, termination)
           case "TimedOut": {
-            const partial = yield* finish({ kind: "TimedOut", timeoutSeconds }, status, stopped)
+            const partial = yield* finish({ kind: "TimedOut", timeoutSeconds }, status, termination)
             return yield* new ToolTimeout({ timeoutSeconds, killedPids: [...stopped.signalled], partial })
           }
           case "Aborted": {
-            const partial = yield* finish({ kind: "Aborted" }, status, stopped)
+            const partial = yield* finish({ kind: "Aborted" }, status, termination)
             return yield* new ToolAborted({ killedPids: [...stopped.signalled], partial })
           }
           case "ConsumerFailed":
@@ -596,13 +671,11 @@ export const run = (
   execute(input, options).pipe(Effect.withSpan("Bash.run"))
 
 /**
- * Chunk events buffered ahead of a slow `stream` consumer before the pipes are paused (the
- * command then blocks on its next write). Each chunk is at most one pipe read (64KB), so this
- * bounds the host's memory whatever the command writes.
+ * Chunk events buffered ahead of a slow `stream` consumer. When the queue is full the pipe reader
+ * waits, the pipes fill and the command blocks on its next write. Each chunk is at most one pipe
+ * read (64KB), so this bounds the host's memory whatever the command writes.
  */
-const STREAM_HIGH_WATER = 32
-/** Reading resumes once the consumer has taken the buffer down to this many events. */
-const STREAM_LOW_WATER = 8
+const STREAM_BUFFER = 32
 
 type Item =
   | { readonly kind: "Event"; readonly event: BashEvent }
@@ -612,7 +685,7 @@ type Item =
  * Runs a command as an effect `Stream`: `Chunk` events in order, then one `Result`, then the end;
  * a timeout or abort fails the stream with the typed error (carrying the partial result). When
  * the consumer stops early, the tree is stopped before the stream's scope closes. A slow consumer
- * pauses the pipes (backpressure) instead of growing a buffer.
+ * pauses the pipes (backpressure from a bounded queue) instead of growing a buffer.
  *
  * @since 0.1.0
  * @category constructors
@@ -623,15 +696,10 @@ export const stream = (
 ): Stream.Stream<BashEvent, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
-      const queue = yield* Effect.acquireRelease(Queue.unbounded<Item>(), Queue.shutdown)
-      const gate = Output.makeGate()
-      const size = () => Option.getOrElse(queue.unsafeSize(), () => 0)
-      const onChunk = (chunk: BashChunk) => {
-        options.onChunk?.(chunk)
-        queue.unsafeOffer({ kind: "Event", event: { _tag: "Chunk", chunk } })
-        if (size() >= STREAM_HIGH_WATER) gate.close()
-      }
-      yield* execute(input, { ...options, onChunk, gate }).pipe(
+      const queue = yield* Effect.acquireRelease(Queue.bounded<Item>(STREAM_BUFFER), Queue.shutdown)
+      const offer = (chunk: BashChunk) =>
+        Queue.offer(queue, { kind: "Event", event: { _tag: "Chunk", chunk } }).pipe(Effect.asVoid)
+      yield* execute(input, { ...options, offer }).pipe(
         Effect.withSpan("Bash.stream"),
         Effect.exit,
         Effect.flatMap((exit) => Queue.offer(queue, { kind: "Done", exit })),
@@ -643,10 +711,7 @@ export const stream = (
           ? Effect.fail(Option.none())
           : Queue.take(queue).pipe(
               Effect.flatMap((item): Effect.Effect<BashEvent, Option.Option<BashError>> => {
-                if (item.kind === "Event") {
-                  if (size() <= STREAM_LOW_WATER) gate.open()
-                  return Effect.succeed(item.event)
-                }
+                if (item.kind === "Event") return Effect.succeed(item.event)
                 done = true
                 return Exit.isSuccess(item.exit)
                   ? Effect.succeed({ _tag: "Result", result: item.exit.value })

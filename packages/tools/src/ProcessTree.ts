@@ -20,6 +20,7 @@ import * as Arr from "effect/Array"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
+import { Procfs } from "@toolcap/spill"
 import * as Proc from "./internal/process.js"
 
 /**
@@ -61,15 +62,18 @@ const MAX_POLL_MS = 5
  */
 const FULL_SCAN_MS = 25
 
-const keyOf = (info: Proc.ProcessInfo): string => `${info.pid}:${info.startTime}`
+const keyOf = (info: Procfs.ProcessInfo): string => `${info.pid}:${info.startTime}`
 
-const isGone = (info: Proc.ProcessInfo): boolean => info.state === "Z" || info.state === "X"
+const isGone = (info: Procfs.ProcessInfo): boolean => info.state === "Z" || info.state === "X"
 
 /** A scanner for one tree: the live members now, by group, cookie and parent link. */
-const makeScanner = (tree: Tree) => (): Array<Proc.ProcessInfo> => {
-  const all = Proc.listProcesses()
-  Proc.forgetGoneProcesses(all)
-  const found = new Map<number, Proc.ProcessInfo>()
+const makeScanner = (tree: Tree) => (): Array<Procfs.ProcessInfo> => {
+  const all = Procfs.listProcesses()
+  Procfs.forgetGoneProcesses(all)
+  const found = new Map<number, Procfs.ProcessInfo>()
+  const rootStart = tree.rootStartTime === undefined ? undefined : Number(tree.rootStartTime)
+  const startedAfterRoot = (info: Procfs.ProcessInfo) =>
+    rootStart === undefined || !(Number(info.startTime) < rootStart)
   const reused = all.some(
     (info) =>
       info.pid === tree.rootPid && tree.rootStartTime !== undefined && info.startTime !== tree.rootStartTime
@@ -77,7 +81,11 @@ const makeScanner = (tree: Tree) => (): Array<Proc.ProcessInfo> => {
   for (const info of all) {
     if (isGone(info)) continue
     if (!reused && (info.pid === tree.rootPid || info.pgid === tree.rootPid)) found.set(info.pid, info)
-    else if (Proc.environValue(info, cookieVariable) === tree.runId) found.set(info.pid, info)
+    // a cookie carrier started after the root: older processes cannot carry this call's cookie,
+    // so their environments are never read (they are most of the table on a busy machine)
+    else if (startedAfterRoot(info) && Procfs.environValue(info, cookieVariable) === tree.runId) {
+      found.set(info.pid, info)
+    }
   }
   // descendants by parent link, to a fixed point (a child may be listed before its parent)
   let grew = true
@@ -94,8 +102,8 @@ const makeScanner = (tree: Tree) => (): Array<Proc.ProcessInfo> => {
 }
 
 /** Whether a process found by a scan still runs (same pid and start time, not a zombie). */
-const stillRunning = (info: Proc.ProcessInfo): boolean => {
-  const now = Proc.readProcess(info.pid)
+const stillRunning = (info: Procfs.ProcessInfo): boolean => {
+  const now = Procfs.readProcess(info.pid)
   return now !== undefined && now.startTime === info.startTime && !isGone(now)
 }
 
@@ -121,13 +129,16 @@ export interface Termination {
   readonly killed: ReadonlyArray<number>
   /** Members this host may not signal (another user's, e.g. run through sudo): not stopped, not waited for. */
   readonly unstoppable: ReadonlyArray<number>
+  /** Members still alive when the wait after SIGKILL ran out (e.g. stuck in uninterruptible sleep). */
+  readonly survivors: ReadonlyArray<number>
 }
 
 const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids), Order.number)
 
 /**
- * Stops the whole tree: SIGTERM, then SIGKILL after `killGraceMs`, and completes only once no
- * member is alive (except members this host may not signal, listed as `unstoppable`).
+ * Stops the whole tree: SIGTERM, then SIGKILL after `killGraceMs`, and completes once no member
+ * is alive (except members this host may not signal, listed as `unstoppable`) or `killWaitMs`
+ * after the SIGKILL (what still lives then is listed as `survivors`).
  * Uninterruptible: once started it runs to the end.
  *
  * @since 0.1.0
@@ -135,7 +146,11 @@ const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids)
  */
 export const terminate = (
   tree: Tree,
-  options: { readonly killGraceMs: number }
+  options: {
+    readonly killGraceMs: number
+    /** How long to wait for members to die after SIGKILL before reporting them as survivors. */
+    readonly killWaitMs: number
+  }
 ): Effect.Effect<Termination> =>
   Effect.gen(function* () {
     const scan = makeScanner(tree)
@@ -147,9 +162,9 @@ export const terminate = (
     // members this host may not signal (another user's, e.g. a command run through sudo) cannot be
     // stopped: they are reported as `unstoppable` and not waited for
     const denied = new Map<string, number>()
-    const stoppable = (alive: ReadonlyArray<Proc.ProcessInfo>) =>
+    const stoppable = (alive: ReadonlyArray<Procfs.ProcessInfo>) =>
       alive.filter((info) => !denied.has(keyOf(info)))
-    const record = (info: Proc.ProcessInfo, outcome: Proc.SignalOutcome, kill: boolean) => {
+    const record = (info: Procfs.ProcessInfo, outcome: Proc.SignalOutcome, kill: boolean) => {
       if (outcome === "denied") denied.set(keyOf(info), info.pid)
       if (outcome !== "sent") return
       signalled.add(info.pid)
@@ -160,7 +175,7 @@ export const terminate = (
      * the signal: a member the signal kills can be reaped within microseconds, and a probe after
      * it would then report a process it just stopped as never signalled.
      */
-    const signalGroup = (alive: ReadonlyArray<Proc.ProcessInfo>, signal: Proc.SignalName) => {
+    const signalGroup = (alive: ReadonlyArray<Procfs.ProcessInfo>, signal: Proc.SignalName) => {
       const inGroup = alive
         .filter((info) => info.pgid === tree.rootPid)
         .map((info) => ({ info, outcome: Proc.probe(info.pid) }))
@@ -168,14 +183,14 @@ export const terminate = (
       for (const { info, outcome } of inGroup) record(info, outcome, signal === "SIGKILL")
       return new Set(inGroup.map(({ info }) => keyOf(info)))
     }
-    const termNew = (alive: ReadonlyArray<Proc.ProcessInfo>) => {
+    const termNew = (alive: ReadonlyArray<Procfs.ProcessInfo>) => {
       for (const info of alive) {
         if (termed.has(keyOf(info))) continue
         termed.add(keyOf(info))
         record(info, Proc.sendSignal(info.pid, "SIGTERM"), false)
       }
     }
-    const killAll = (alive: ReadonlyArray<Proc.ProcessInfo>) => {
+    const killAll = (alive: ReadonlyArray<Procfs.ProcessInfo>) => {
       const reached = signalGroup(alive, "SIGKILL")
       for (const info of alive) {
         if (!reached.has(keyOf(info))) record(info, Proc.sendSignal(info.pid, "SIGKILL"), true)
@@ -184,7 +199,7 @@ export const terminate = (
 
     const now = Effect.clockWith((clock) => clock.currentTimeMillis)
     let live = scan()
-    if (live.length === 0) return { signalled: [], killed: [], unstoppable: [] }
+    if (live.length === 0) return { signalled: [], killed: [], unstoppable: [], survivors: [] }
     for (const key of signalGroup(live, "SIGTERM")) termed.add(key)
     termNew(live)
     live = stoppable(live)
@@ -192,7 +207,7 @@ export const terminate = (
     /** Waits a poll step, then updates `live`: known members cheaply, everything when due. */
     let lastFullScan = yield* now
     let delay = 1
-    const step = (onNew: (alive: ReadonlyArray<Proc.ProcessInfo>) => void, maxWait: number) =>
+    const step = (onNew: (alive: ReadonlyArray<Procfs.ProcessInfo>) => void, maxWait: number) =>
       Effect.gen(function* () {
         yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(delay, maxWait))))
         delay = Math.min(delay * 2, MAX_POLL_MS)
@@ -220,6 +235,12 @@ export const terminate = (
       killAll(live)
       live = stoppable(live)
     }
-    while (live.length > 0) yield* step(killAll, MAX_POLL_MS)
-    return { signalled: sorted(signalled), killed: sorted(killed), unstoppable: sorted(denied.values()) }
+    const killDeadline = (yield* now) + options.killWaitMs
+    while (live.length > 0 && (yield* now) < killDeadline) yield* step(killAll, MAX_POLL_MS)
+    return {
+      signalled: sorted(signalled),
+      killed: sorted(killed),
+      unstoppable: sorted(denied.values()),
+      survivors: sorted(live.map((info) => info.pid))
+    }
   }).pipe(Effect.uninterruptible, Effect.withSpan("ProcessTree.terminate"))

@@ -9,6 +9,10 @@ export * as Bash from "./Bash.js"
 /**
  * @since 0.1.0
  */
+export * as ProcessRunner from "./ProcessRunner.js"
+/**
+ * @since 0.1.0
+ */
 export * as ProcessTree from "./ProcessTree.js"
 /**
  * @since 0.1.0

@@ -112,6 +112,38 @@ export const leftoversOfThisWorker = (): Array<LiveProcess> => {
   return cookieCarriers((runId) => runId.startsWith(prefix))
 }
 
+/**
+ * The toolcap cgroup parent of this machine (`toolcap` under the cgroup2 mount, as the runner
+ * creates it), or undefined when this machine has none (then only the group tier runs).
+ */
+export const cgroupParent = (): string | undefined => {
+  const mount = fs
+    .readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" "))
+    .find((fields) => fields[fields.indexOf("-") + 1] === "cgroup2")?.[4]
+  if (mount === undefined) return undefined
+  const own = fs
+    .readFileSync("/proc/self/cgroup", "utf8")
+    .split("\n")
+    .find((line) => line.startsWith("0::"))
+    ?.slice(3)
+  for (const dir of [path.join(mount, own ?? "/", "toolcap"), path.join(mount, "toolcap")]) {
+    if (fs.existsSync(path.join(dir, "cgroup.procs"))) return dir
+  }
+  return undefined
+}
+
+/** Call cgroups (named by run id, `<hostPid36>-...`) of this test worker still present. */
+export const cgroupsOfThisWorker = (): Array<string> => {
+  const parent = cgroupParent()
+  if (parent === undefined) return []
+  const prefix = `${process.pid.toString(36)}-`
+  return fs
+    .readdirSync(parent)
+    .filter((name) => name.startsWith(prefix) && fs.statSync(path.join(parent, name)).isDirectory())
+}
+
 /** Whether `pid` is a live process (a zombie counts as gone: it runs no code and holds no pipe). */
 export const isLive = (pid: number): boolean => readLive(pid) !== undefined
 

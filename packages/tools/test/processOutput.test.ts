@@ -27,23 +27,27 @@ const pieces = (bytes: Uint8Array, cuts: ReadonlyArray<number>) =>
 /** How many U+FFFD a text holds. */
 const replacements = (s: string) => s.split("\uFFFD").length - 1
 
+interface Chunk {
+  readonly seq: number
+  readonly data: string
+}
+
+/** Feeds pieces to a decoding output and collects its chunks with their seq. */
+const collect = (output: Output.StreamOutput, chunks: Array<Chunk>) => (data: string | undefined) => {
+  if (data !== undefined) chunks.push({ seq: output.lastSeq()!, data })
+}
+
 describe("one output stream", () => {
   it.prop(
     "chunks reassemble the text, never end inside a sequence, and count seq 0, 1, 2 ... without gaps",
     [splitText, FastCheck.constantFrom<Array<"head" | "tail">>("head", "tail")],
     ([{ text, bytes, cuts }, keep]) => {
-      const chunks: Array<Output.Chunk> = []
-      const output = Output.make({
-        callId: "c",
-        stream: keep === "head" ? "stdout" : "stderr",
-        keep,
-        captureMaxBytes: 16,
-        captureMaxLines: 3,
-        emit: (chunk) => chunks.push(chunk)
-      })
-      for (const piece of pieces(bytes, cuts)) output.push(piece)
-      output.finish()
-      output.push(Utf8.encode("after the end"))
+      const chunks: Array<Chunk> = []
+      const output = Output.make({ keep, captureMaxBytes: 16, captureMaxLines: 3, decode: true })
+      const take = collect(output, chunks)
+      for (const piece of pieces(bytes, cuts)) take(output.push(piece))
+      take(output.finish())
+      take(output.push(Utf8.encode("after the end")))
       assert.strictEqual(chunks.map((c) => c.data).join(""), Utf8.decode(bytes))
       // the input is well-formed (lone surrogates were encoded as U+FFFD up front), so no chunk
       // may hold a replacement character the input did not have
@@ -62,23 +66,35 @@ describe("one output stream", () => {
     { fastCheck: { numRuns: 300 } }
   )
 
+  it.prop(
+    "without a consumer nothing is decoded, and the chunk count and capture are the same",
+    [splitText],
+    ([{ bytes, cuts }]) => {
+      const decoding = Output.make({ keep: "head", captureMaxBytes: 16, captureMaxLines: 3, decode: true })
+      const counting = Output.make({ keep: "head", captureMaxBytes: 16, captureMaxLines: 3, decode: false })
+      for (const piece of pieces(bytes, cuts)) {
+        decoding.push(piece)
+        assert.isUndefined(counting.push(piece))
+      }
+      decoding.finish()
+      assert.isUndefined(counting.finish())
+      assert.strictEqual(counting.lastSeq(), decoding.lastSeq())
+      assert.deepStrictEqual(counting.capture(), decoding.capture())
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
   it.effect("an incomplete sequence at the very end becomes one U+FFFD in a last chunk", () =>
     Effect.sync(() => {
-      const chunks: Array<Output.Chunk> = []
-      const output = Output.make({
-        callId: "c",
-        stream: "stdout",
-        keep: "head",
-        captureMaxBytes: 16,
-        captureMaxLines: 3,
-        emit: (chunk) => chunks.push(chunk)
-      })
-      output.push(new Uint8Array([0x61, 0xe2, 0x82]))
+      const chunks: Array<Chunk> = []
+      const output = Output.make({ keep: "head", captureMaxBytes: 16, captureMaxLines: 3, decode: true })
+      const take = collect(output, chunks)
+      take(output.push(new Uint8Array([0x61, 0xe2, 0x82])))
       assert.deepStrictEqual(
         chunks.map((c) => c.data),
         ["a"]
       )
-      output.finish()
+      take(output.finish())
       assert.deepStrictEqual(
         chunks.map((c) => [c.seq, c.data]),
         [
@@ -86,24 +102,6 @@ describe("one output stream", () => {
           [1, "\uFFFD"]
         ]
       )
-    })
-  )
-})
-
-describe("the backpressure gate", () => {
-  it.effect("calls its listeners on every transition to open, only then", () =>
-    Effect.sync(() => {
-      const gate = Output.makeGate()
-      let opened = 0
-      gate.onOpen(() => opened++)
-      gate.open()
-      assert.strictEqual(opened, 0)
-      gate.close()
-      assert.isFalse(gate.isOpen())
-      gate.open()
-      gate.open()
-      assert.isTrue(gate.isOpen())
-      assert.strictEqual(opened, 1)
     })
   )
 })

@@ -21,7 +21,10 @@ const detached = (script: string, env: Record<string, string> = {}) =>
     }),
     // the whole tree, setsid children included
     (child) =>
-      ProcessTree.terminate({ rootPid: child.pid!, runId: env.TOOLCAP_RUN_ID ?? "none" }, { killGraceMs: 0 })
+      ProcessTree.terminate(
+        { rootPid: child.pid!, runId: env.TOOLCAP_RUN_ID ?? "none" },
+        { killGraceMs: 0, killWaitMs: 5000 }
+      )
   )
 
 const startTime = (pid: number) => {
@@ -107,7 +110,7 @@ describe("ProcessTree.terminate", () => {
       yield* running("sleep 103.15", 2)
       const stopped = yield* ProcessTree.terminate(
         { rootPid: obeying.pid!, runId: "none" },
-        { killGraceMs: 2000 }
+        { killGraceMs: 2000, killWaitMs: 5000 }
       )
       assert.strictEqual(stopped.signalled.length, 3)
       assert.deepStrictEqual(stopped.killed, [])
@@ -117,7 +120,7 @@ describe("ProcessTree.terminate", () => {
       yield* running("sleep 103.16", 2)
       const killed = yield* ProcessTree.terminate(
         { rootPid: ignoring.pid!, runId: "none" },
-        { killGraceMs: 100 }
+        { killGraceMs: 100, killWaitMs: 5000 }
       )
       assert.strictEqual(killed.signalled.length, 3)
       assert.deepStrictEqual(killed.killed, killed.signalled)
@@ -134,9 +137,9 @@ describe("ProcessTree.terminate", () => {
       })
       const stopped = yield* ProcessTree.terminate(
         { rootPid: gone.pid!, runId: "none" },
-        { killGraceMs: 100 }
+        { killGraceMs: 100, killWaitMs: 5000 }
       )
-      assert.deepStrictEqual(stopped, { signalled: [], killed: [], unstoppable: [] })
+      assert.deepStrictEqual(stopped, { signalled: [], killed: [], unstoppable: [], survivors: [] })
     })
   )
 })
@@ -158,7 +161,7 @@ const named = (text) => fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).
 const root = spawn("sh", ["-c", ${JSON.stringify(`${perl} ${escalate} & exec sleep 104.32`)}], { detached: true, stdio: "ignore" })
 await new Promise((resolve) => root.once("spawn", resolve))
 while (named("sleep 104.31").length === 0 || named("sleep 104.32").length === 0) await new Promise((r) => setTimeout(r, 5))
-const stopped = await Effect.runPromise(ProcessTree.terminate({ rootPid: root.pid, runId: "none" }, { killGraceMs: 100 }))
+const stopped = await Effect.runPromise(ProcessTree.terminate({ rootPid: root.pid, runId: "none" }, { killGraceMs: 100, killWaitMs: 5000 }))
 console.log(JSON.stringify({ stopped, rootPid: root.pid, escalated: named("sleep 104.31"), uid: process.getuid() }))
 process.exit(0)
 `

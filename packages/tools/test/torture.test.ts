@@ -8,14 +8,17 @@
  * only then (see `runRecorded`). Every recorded process must be among those the call stopped and
  * be gone afterwards, whatever the machine's load: the timeout never races the forks.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Bash } from "@toolcap/tools"
+import { Bash, ProcessRunner } from "@toolcap/tools"
 import {
   carriersOf,
+  cgroupParent,
+  cgroupsOfThisWorker,
   fastGraces,
   isLive,
   processesNamed,
@@ -55,7 +58,10 @@ const READY = "ready"
 
 interface Scenario {
   readonly name: string
-  /** Unique text in the command lines of the processes it starts (a `sleep 102.x` duration). */
+  /**
+   * Unique text in the command lines of the processes it starts (a `sleep 102.x` duration); `@T`
+   * in it and in the command stands for the tier's digit.
+   */
   readonly tag: string
   readonly command: string
   /**
@@ -72,16 +78,20 @@ interface Scenario {
   readonly keepData?: boolean
   /** Seconds; default 1 (the least accepted) for `timeout`, 10 for `result` (it ends by itself). */
   readonly timeout?: number
+  /** Escapes only the kernel can follow: run in the cgroup tier alone. */
+  readonly cgroupOnly?: boolean
+  /** The test's own timeout (ms) for a scenario that moves a lot of data on a loaded machine. */
+  readonly testTimeoutMs?: number
 }
 
 const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "nested shells",
-    tag: "sleep 102.11",
+    tag: "sleep 102.11@T",
     command: [
       `echo $$ > pids/main`,
-      `bash -c 'bash -c "sh -c \\"./job a sleep 102.11\\""' &`,
-      `bash -c 'sh -c "echo \\$\\$ > pids/b-sh; ./job b sleep 102.11; true"' &`,
+      `bash -c 'bash -c "sh -c \\"./job a sleep 102.11@T\\""' &`,
+      `bash -c 'sh -c "echo \\$\\$ > pids/b-sh; ./job b sleep 102.11@T; true"' &`,
       `./await-jobs 4; echo ${READY}; wait`
     ].join("\n"),
     ends: "timeout",
@@ -89,27 +99,27 @@ const scenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "& background jobs",
-    tag: "sleep 102.21",
-    command: `echo $$ > pids/main; for i in 1 2 3 4 5; do sleep 102.21 & echo $! > pids/$i; done; echo ${READY}; wait`,
+    tag: "sleep 102.21@T",
+    command: `echo $$ > pids/main; for i in 1 2 3 4 5; do sleep 102.21@T & echo $! > pids/$i; done; echo ${READY}; wait`,
     ends: "timeout",
     jobs: 6
   },
   {
     name: "setsid escapee holding the pipes after a normal exit",
-    tag: "sleep 102.31",
-    command: "setsid -f ./job escapee sleep 102.31; ./await-jobs 1; echo ok",
+    tag: "sleep 102.31@T",
+    command: "setsid -f ./job escapee sleep 102.31@T; ./await-jobs 1; echo ok",
     ends: "result",
     jobs: 1,
     check: (recorded) => assert.strictEqual(streamText(recorded.chunks, "stdout"), "ok\n")
   },
   {
     name: "setsid escapees on timeout",
-    tag: "sleep 102.32",
+    tag: "sleep 102.32@T",
     command: [
       "echo $$ > pids/main",
-      "setsid -f ./job a sleep 102.32 >/dev/null 2>&1",
-      "setsid -f ./job b sleep 102.32",
-      "./job c sleep 102.32 &",
+      "setsid -f ./job a sleep 102.32@T >/dev/null 2>&1",
+      "setsid -f ./job b sleep 102.32@T",
+      "./job c sleep 102.32@T &",
       `./await-jobs 4; echo ${READY}; wait`
     ].join("\n"),
     ends: "timeout",
@@ -117,18 +127,18 @@ const scenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "double fork, also into a new session",
-    tag: "sleep 102.41",
+    tag: "sleep 102.41@T",
     command:
-      "( (./job a sleep 102.41 &) & ); (setsid sh -c './job b sleep 102.41 & ' &); ./await-jobs 2; echo ok",
+      "( (./job a sleep 102.41@T &) & ); (setsid sh -c './job b sleep 102.41@T & ' &); ./await-jobs 2; echo ok",
     ends: "result",
     jobs: 2
   },
   {
     name: "children that ignore or trap SIGTERM",
-    tag: "sleep 102.51",
+    tag: "sleep 102.51@T",
     command: [
-      "(trap '' TERM; ./job a sleep 102.51) &",
-      "(trap 'echo got-term' TERM; echo $BASHPID > pids/b; while :; do sleep 102.51 & wait; done) &",
+      "(trap '' TERM; ./job a sleep 102.51@T) &",
+      "(trap 'echo got-term' TERM; echo $BASHPID > pids/b; while :; do sleep 102.51@T & wait; done) &",
       "trap '' TERM",
       "echo $$ > pids/main",
       `./await-jobs 3; echo ${READY}`,
@@ -140,11 +150,11 @@ const scenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "a child that keeps writing after its parent exits",
-    tag: "late-writer-102.6",
+    tag: "late-writer-102.6@T",
     // the writer records itself once its first line is written; the parent exits after that
     command: [
       "echo early",
-      "(for i in $(seq 1 500); do echo late-writer-102.6 $i; if [ $i = 1 ]; then echo $BASHPID > pids/writer; fi; sleep 0.02; done) &",
+      "(for i in $(seq 1 500); do echo late-writer-102.6@T $i; if [ $i = 1 ]; then echo $BASHPID > pids/writer; fi; sleep 0.02; done) &",
       "./await-jobs 1"
     ].join("\n"),
     ends: "result",
@@ -152,28 +162,42 @@ const scenarios: ReadonlyArray<Scenario> = [
     check: (recorded) => {
       const out = streamText(recorded.chunks, "stdout")
       assert.isTrue(out.startsWith("early\n"), out.slice(0, 40))
-      assert.include(out, "late-writer-102.6 1\n")
-      assert.notInclude(out, "late-writer-102.6 500\n")
+      assert.match(out, /late-writer-102\.6\d 1\n/)
+      assert.notMatch(out, /late-writer-102\.6\d 500\n/)
     }
   },
   {
     name: "a fork loop bounded in count",
-    tag: "sleep 102.71",
+    tag: "sleep 102.71@T",
     command: [
       "echo $$ > pids/main",
-      "for i in $(seq 1 30); do (./job a$i sleep 102.71 &); (setsid -f ./job b$i sleep 102.71 >/dev/null 2>&1); ./job c$i sleep 102.71 & done",
+      "for i in $(seq 1 30); do (./job a$i sleep 102.71@T &); (setsid -f ./job b$i sleep 102.71@T >/dev/null 2>&1); ./job c$i sleep 102.71@T & done",
       `./await-jobs 91; echo ${READY}; wait`
     ].join("\n"),
     ends: "timeout",
     jobs: 91
   },
   {
+    name: "escapees with a scrubbed environment: env -i setsid -f, and a setpgid changer",
+    tag: "sleep 102.8@T",
+    // neither keeps the cookie, the group or a parent in the tree; the first holds the pipes
+    command: [
+      "env -i setsid -f ./job a sh -c 'sleep 102.8@T1; true'",
+      `env -i ./job b python3 -c 'import os; os.setpgid(0, 0); os.execvp("sleep", ["sleep", "102.8@T2"])' >/dev/null 2>&1 &`,
+      "./await-jobs 2; echo ok"
+    ].join("\n"),
+    ends: "result",
+    jobs: 2,
+    cgroupOnly: true
+  },
+  {
     name: "200 MiB to each stream at once",
-    tag: "fold -w 100",
+    tag: "fold-102.9@T",
     command:
-      "head -c 209715200 /dev/zero | tr '\\0' a | fold -w 100 & head -c 209715200 /dev/zero | tr '\\0' b | fold -w 100 >&2; wait",
+      "head -c 209715200 /dev/zero | tr '\\0' a | exec -a fold-102.9@T fold -w 100 & head -c 209715200 /dev/zero | tr '\\0' b | exec -a fold-102.9@T fold -w 100 >&2; wait",
     keepData: false,
     timeout: 120,
+    testTimeoutMs: 180_000,
     ends: "result",
     jobs: 0,
     check: (recorded) => {
@@ -221,69 +245,100 @@ const recordedPids = (workspace: string): Array<number> =>
     return pid
   })
 
-// concurrent: the scenarios also show that stopping one call's tree leaves the others' alone
-describe.concurrent("torture: no process survives its call, no chunk follows its end", () => {
-  for (const scenario of scenarios) {
-    it.scopedLive(`${scenario.name} (${RUNS} runs)`, () =>
-      Effect.gen(function* () {
-        const env = yield* testEnv(fastGraces)
-        fs.writeFileSync(path.join(env.workspace, "job"), JOB_SCRIPT, { mode: 0o755 })
-        fs.writeFileSync(path.join(env.workspace, "await-jobs"), AWAIT_JOBS_SCRIPT, { mode: 0o755 })
-        const timedOut = scenario.ends === "timeout"
-        for (let run = 0; run < RUNS; run++) {
-          fs.rmSync(path.join(env.workspace, PIDS), { recursive: true, force: true })
-          fs.mkdirSync(path.join(env.workspace, PIDS))
-          // taken at the ready line for a timeout: what the deadline found, not what forked later
-          let jobs: Array<number> | undefined
-          const recorded = yield* runRecorded(
-            { command: scenario.command, timeout: scenario.timeout ?? (timedOut ? 1 : 10) },
-            {
-              keepData: scenario.keepData ?? true,
-              ...(timedOut
-                ? { ready: { line: READY, onReady: () => void (jobs = recordedPids(env.workspace)) } }
-                : {})
-            }
-          ).pipe(Effect.provide(env.layer))
+const tiers: ReadonlyArray<ProcessRunner.Containment> =
+  cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
 
-          // checked at once: the call returned only after the whole tree was gone
-          assert.deepStrictEqual(carriersOf(recorded.runId), [], `run ${run}`)
-          assert.deepStrictEqual(processesNamed(scenario.tag), [], `run ${run}`)
-
-          if (timedOut) {
-            assert.isTrue(recorded.ready.seen, `run ${run}: the command never printed ${READY}`)
-            assert.isTrue(recorded.ready.deadlineWaited, `run ${run}: the deadline did not wait for ${READY}`)
-          } else {
-            jobs = recordedPids(env.workspace)
-          }
-          const started = jobs ?? []
-          assert.strictEqual(new Set(started).size, scenario.jobs, `run ${run}: recorded pids ${started}`)
-
-          const killed = Either.match(recorded.result, {
-            onLeft: (error) => {
-              assert.strictEqual(scenario.ends, "timeout", `run ${run}: ${error.code}`)
-              assert.instanceOf(error, Bash.ToolTimeout)
-              if (scenario.sigkill === true) {
-                const sigkilled = /SIGKILL to (\d+) still alive/.exec(error.partial.output)?.[1]
-                assert.isAtLeast(Number(sigkilled), scenario.jobs, error.partial.output)
-              }
-              return error.killedPids
-            },
-            onRight: (result) => {
-              assert.strictEqual(scenario.ends, "result", `run ${run}`)
-              return result.killedPids
-            }
-          })
-          for (const pid of started) {
-            assert.include(killed, pid, `run ${run}: recorded pid ${pid} was not stopped by the call`)
-            assert.isFalse(isLive(pid), `run ${run}: recorded pid ${pid} is alive`)
-          }
-          scenario.check?.(recorded)
-
-          yield* Effect.sleep("50 millis")
-          assert.strictEqual(recorded.lateChunks(), 0, `run ${run}`)
-          assert.deepStrictEqual(carriersOf(recorded.runId), [], `run ${run}`)
-        }
-      })
-    )
-  }
+afterAll(() => {
+  // every call cgroup this worker made was removed by its call
+  assert.deepStrictEqual(cgroupsOfThisWorker(), [])
 })
+
+for (const containment of tiers) {
+  // concurrent: the scenarios also show that stopping one call's tree leaves the others' alone
+  describe.concurrent(
+    `torture (${containment} tier): no process survives its call, no chunk follows its end`,
+    () => {
+      for (const scenario of scenarios) {
+        if (scenario.cgroupOnly === true && containment !== "cgroup") continue
+        it.scopedLive(
+          `${scenario.name} (${RUNS} runs)`,
+          () =>
+            Effect.gen(function* () {
+              const env = yield* testEnv(fastGraces)
+              const layer = Layer.merge(env.layer, ProcessRunner.layer({ containment }))
+              fs.writeFileSync(path.join(env.workspace, "job"), JOB_SCRIPT, { mode: 0o755 })
+              fs.writeFileSync(path.join(env.workspace, "await-jobs"), AWAIT_JOBS_SCRIPT, { mode: 0o755 })
+              const timedOut = scenario.ends === "timeout"
+              // tags and commands differ per tier, so the tiers' runs never see each other's processes
+              const tierMark = containment === "cgroup" ? "1" : "2"
+              const command = scenario.command.replaceAll("@T", tierMark)
+              const tag = scenario.tag.replaceAll("@T", tierMark)
+              for (let run = 0; run < RUNS; run++) {
+                fs.rmSync(path.join(env.workspace, PIDS), { recursive: true, force: true })
+                fs.mkdirSync(path.join(env.workspace, PIDS))
+                // taken at the ready line for a timeout: what the deadline found, not what forked later
+                let jobs: Array<number> | undefined
+                const recorded = yield* runRecorded(
+                  { command, timeout: scenario.timeout ?? (timedOut ? 1 : 10) },
+                  {
+                    keepData: scenario.keepData ?? true,
+                    ...(timedOut
+                      ? { ready: { line: READY, onReady: () => void (jobs = recordedPids(env.workspace)) } }
+                      : {})
+                  }
+                ).pipe(Effect.provide(layer))
+
+                // checked at once: the call returned only after the whole tree was gone
+                assert.deepStrictEqual(carriersOf(recorded.runId), [], `run ${run}`)
+                assert.deepStrictEqual(processesNamed(tag), [], `run ${run}`)
+
+                if (timedOut) {
+                  assert.isTrue(recorded.ready.seen, `run ${run}: the command never printed ${READY}`)
+                  assert.isTrue(
+                    recorded.ready.deadlineWaited,
+                    `run ${run}: the deadline did not wait for ${READY}`
+                  )
+                } else {
+                  jobs = recordedPids(env.workspace)
+                }
+                const started = jobs ?? []
+                assert.strictEqual(
+                  new Set(started).size,
+                  scenario.jobs,
+                  `run ${run}: recorded pids ${started}`
+                )
+
+                const { killed, termination } = Either.match(recorded.result, {
+                  onLeft: (error) => {
+                    assert.strictEqual(scenario.ends, "timeout", `run ${run}: ${error.code}`)
+                    assert.instanceOf(error, Bash.ToolTimeout)
+                    if (scenario.sigkill === true) {
+                      const sigkilled = /SIGKILL to (\d+) still alive/.exec(error.partial.output)?.[1]
+                      assert.isAtLeast(Number(sigkilled), scenario.jobs, error.partial.output)
+                    }
+                    return { killed: error.killedPids, termination: error.partial.termination }
+                  },
+                  onRight: (result) => {
+                    assert.strictEqual(scenario.ends, "result", `run ${run}`)
+                    return { killed: result.killedPids, termination: result.termination }
+                  }
+                })
+                assert.strictEqual(termination.containment, containment, `run ${run}`)
+                assert.deepStrictEqual(termination.survivors, [], `run ${run}`)
+                for (const pid of started) {
+                  assert.include(killed, pid, `run ${run}: recorded pid ${pid} was not stopped by the call`)
+                  assert.isFalse(isLive(pid), `run ${run}: recorded pid ${pid} is alive`)
+                }
+                scenario.check?.(recorded)
+
+                yield* Effect.sleep("50 millis")
+                assert.strictEqual(recorded.lateChunks(), 0, `run ${run}`)
+                assert.deepStrictEqual(carriersOf(recorded.runId), [], `run ${run}`)
+              }
+            }),
+          scenario.testTimeoutMs
+        )
+      }
+    }
+  )
+}

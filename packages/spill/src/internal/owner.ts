@@ -2,8 +2,8 @@
  * Who owns a session's scratch directory, so a startup sweep can tell "owner gone" apart from a
  * session that is merely quiet. Node-specific (pid, hostname, /proc start time).
  */
-import * as fs from "node:fs"
 import * as os from "node:os"
+import * as Procfs from "../Procfs.js"
 
 /** @internal */
 export interface OwnerRecord {
@@ -13,21 +13,9 @@ export interface OwnerRecord {
   readonly startTime?: string | undefined
 }
 
-/** Field 22 of /proc/<pid>/stat, counted after the `(comm)` field, which may hold spaces. */
-const startTimeOf = (pid: number): string | undefined => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    // fields[0] is field 3 (state), so field 22 is fields[19]
-    return fields[19]
-  } catch {
-    return undefined
-  }
-}
-
 /** @internal */
 export const current = (): OwnerRecord => {
-  const startTime = startTimeOf(process.pid)
+  const startTime = Procfs.startTimeOf(process.pid)
   return {
     pid: process.pid,
     hostname: os.hostname(),
@@ -43,12 +31,6 @@ export const current = (): OwnerRecord => {
  */
 export const isAlive = (owner: OwnerRecord): boolean => {
   if (owner.hostname !== os.hostname()) return true
-  try {
-    process.kill(owner.pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
-  }
-  if (owner.startTime === undefined) return true
-  const startTime = startTimeOf(owner.pid)
-  return startTime === undefined || startTime === owner.startTime
+  // without /proc the start time cannot be checked: only the pid is
+  return Procfs.isRunning(owner.pid, owner.startTime)
 }

@@ -5,9 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import { spawn } from "node:child_process"
 import { ToolError } from "@toolcap/limits"
 import * as Confinement from "../Confinement.js"
+import { spawnChild } from "./process.js"
 
 /**
  * Flags of every run, so that ripgrep decides exactly what DECISIONS §4 says: no config file, hidden
@@ -88,10 +88,10 @@ const spawnRun = (
   options: RunOptions
 ): Effect.Effect<Exit, ToolError.ToolSpawnFailed> =>
   Effect.async<Exit, ToolError.ToolSpawnFailed>((resume) => {
-    const child = spawn(file, args as Array<string>, {
+    // the one spawn path: the child is on the host's lifeline until it exits
+    const child = spawnChild(file, args, {
       cwd: options.cwd,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      windowsHide: true
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
     })
     let stderr = ""
     let stopped = false

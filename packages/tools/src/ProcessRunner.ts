@@ -1,0 +1,437 @@
+/**
+ * Process supervision as a service. `spawn` starts a process in a scope: its stdout and stderr are
+ * `Stream<Uint8Array>` read from the pipes with backpressure (a full buffer pauses the pipe, and
+ * the writer then blocks), its exit is an Effect, and closing the scope stops the whole tree and
+ * closes the pipes. The release is bounded: it never waits on what the tree does.
+ *
+ * A contained spawn (`tree`) runs in one of two containment tiers, chosen once per runner:
+ *  - `cgroup`: a cgroup v2 per call (see the tools README); the kernel tracks every process.
+ *  - `group`: a new session and process group, the `TOOLCAP_RUN_ID` cookie and parent links
+ *    (ProcessTree), where no cgroup can be made or `TOOLCAP_CONTAINMENT=group` forces it.
+ * Every child is registered with the host's lifeline (a watchdog that stops it if the host dies),
+ * and a new runner sweeps what dead hosts left behind.
+ *
+ * @since 0.1.0
+ */
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { Readable } from "node:stream"
+import { ToolError } from "@toolcap/limits"
+import { Procfs } from "@toolcap/spill"
+import * as ProcessTree from "./ProcessTree.js"
+import * as Cgroup from "./internal/processCgroup.js"
+import * as Proc from "./internal/process.js"
+import * as Lifeline from "./internal/processLifeline.js"
+
+/**
+ * The containment tier of a runner: `cgroup` (cgroup v2 per call) or `group` (process group,
+ * cookie and parent links).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Containment = "cgroup" | "group"
+
+/**
+ * The environment variable that forces a tier: `group` forces the fallback; `cgroup` or unset
+ * takes the cgroup tier where it works here.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const containmentVariable = "TOOLCAP_CONTAINMENT"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExitStatus {
+  readonly code: number | null
+  readonly signal: string | null
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpawnOptions {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  /** The whole environment of the process; default: the host's. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** Written to stdin, which is then closed; stdin is /dev/null otherwise. */
+  readonly stdin?: string | undefined
+  /**
+   * Run as a contained tree (own session and process group, the runner's tier) stopped as a
+   * whole; `runId` names its cgroup and is the cookie value the caller put in `env`.
+   */
+  readonly tree?:
+    | {
+        readonly runId: string
+        readonly cookie: string
+        /** SIGTERM first; SIGKILL (or `cgroup.kill`) to what is left after this long. */
+        readonly killGraceMs: number
+        /** How long to wait for members to die after SIGKILL before reporting them as survivors. */
+        readonly killWaitMs: number
+      }
+    | undefined
+}
+
+/**
+ * What stopping a process tree did: ProcessTree's report plus the tier it ran in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Termination extends ProcessTree.Termination {
+  readonly containment: Containment
+}
+
+/**
+ * A running process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunningProcess {
+  readonly pid: number
+  /** Start time from /proc, read before the process can be reaped (tells a reused pid apart). */
+  readonly startTime: string | undefined
+  readonly containment: Containment
+  readonly stdout: Stream.Stream<Uint8Array>
+  readonly stderr: Stream.Stream<Uint8Array>
+  /** Completes when the main process exited (its pipes may still be held open by others). */
+  readonly exit: Effect.Effect<ExitStatus>
+  /** Stops the whole tree (the process alone when not a tree); runs once, later calls share it. */
+  readonly stop: Effect.Effect<Termination>
+  /** Stops reading: both streams end, the pipes are closed on this side. Idempotent. */
+  readonly closePipes: Effect.Effect<void>
+  /** Whether both pipes reached end of file (every writer closed them). */
+  readonly pipesEnded: () => boolean
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class ProcessRunner extends Context.Tag("@toolcap/tools/ProcessRunner")<
+  ProcessRunner,
+  {
+    readonly containment: Containment
+    readonly spawn: (
+      options: SpawnOptions
+    ) => Effect.Effect<RunningProcess, ToolError.ToolSpawnFailed, Scope.Scope>
+  }
+>() {}
+
+/**
+ * Chunks (one pipe read each, at most 64 KiB) buffered per pipe before it is paused: enough to
+ * keep the reader busy, small enough to bound the host's memory (about 1 MiB per pipe) whatever
+ * the command writes.
+ */
+const PIPE_BUFFER_CHUNKS = 16
+
+interface Pipe {
+  readonly stream: Stream.Stream<Uint8Array>
+  readonly ended: () => boolean
+  readonly close: () => void
+}
+
+/**
+ * A readable pipe as a Stream with backpressure. Reads are buffered until the consumer pulls,
+ * which takes everything buffered at once (one wake-up per batch, not per read); a full buffer
+ * pauses the pipe until the next pull.
+ */
+const pipeOf = (readable: Readable): Pipe => {
+  let buffer: Array<Uint8Array> = []
+  let ended = false
+  let done = false
+  let paused = false
+  let wake: (() => void) | undefined
+  const notify = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+  const onData = (chunk: Uint8Array) => {
+    buffer.push(chunk)
+    if (buffer.length >= PIPE_BUFFER_CHUNKS && !paused) {
+      paused = true
+      readable.pause()
+    }
+    notify()
+  }
+  const finish = () => {
+    done = true
+    notify()
+  }
+  readable.on("data", onData)
+  readable.once("end", () => {
+    ended = true
+    finish()
+  })
+  // a read error ends the stream; the supervisor still stops the tree
+  readable.on("error", finish)
+  const pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>> = Effect.suspend(() => {
+    if (buffer.length > 0) {
+      const batch = buffer
+      buffer = []
+      if (paused && !done) {
+        paused = false
+        readable.resume()
+      }
+      return Effect.succeed(Chunk.unsafeFromArray(batch))
+    }
+    if (done) return Effect.fail(Option.none())
+    return Effect.async<void>((resume) => {
+      wake = () => resume(Effect.void)
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    }).pipe(Effect.zipRight(pull))
+  })
+  return {
+    stream: Stream.repeatEffectChunkOption(pull),
+    ended: () => ended,
+    close: () => {
+      if (done && buffer.length === 0) return
+      readable.off("data", onData)
+      readable.destroy()
+      buffer = []
+      finish()
+    }
+  }
+}
+
+const spawnFailed = (file: string, cwd: string, reason: string) =>
+  new ToolError.ToolSpawnFailed({ command: `${file} -c`, reason: `${reason} (working directory ${cwd})` })
+
+/** What stopping found nothing to stop. */
+const nothing = (containment: Containment): Termination => ({
+  containment,
+  signalled: [],
+  killed: [],
+  unstoppable: [],
+  survivors: []
+})
+
+/**
+ * A runner in the given tier (`parent`: the cgroup parent of the cgroup tier).
+ */
+const makeRunner = (containment: Containment, parent: string | undefined): ProcessRunner["Type"] => ({
+  containment,
+  spawn: (options) =>
+    Effect.gen(function* () {
+      const tree = options.tree
+      const cgroupDir =
+        tree !== undefined && containment === "cgroup" && parent !== undefined
+          ? Cgroup.create(parent, tree.runId)
+          : undefined
+      if (tree !== undefined && containment === "cgroup" && cgroupDir === undefined) {
+        return yield* spawnFailed(options.file, options.cwd, "could not create the call's cgroup")
+      }
+      // registered before the spawn: a host that dies right after it still has its lifeline
+      const unregisterCgroup =
+        cgroupDir !== undefined ? Lifeline.register({ kind: "cg", dir: cgroupDir }) : () => {}
+      const removeCgroup = (waitMs: number) =>
+        cgroupDir === undefined
+          ? Effect.void
+          : Effect.flatMap(Cgroup.removeDir(cgroupDir, waitMs), (removed) =>
+              removed ? Effect.sync(unregisterCgroup) : Effect.void
+            )
+      const exited = yield* Deferred.make<ExitStatus>()
+      const exitedFlag = { done: false }
+
+      const [file, args] =
+        cgroupDir !== undefined
+          ? ["/bin/sh", ["-c", Cgroup.PROLOGUE, cgroupDir, options.file, ...options.args]]
+          : [options.file, options.args]
+      const started = yield* Effect.async<
+        { child: ReturnType<typeof Proc.spawnChild>; pid: number },
+        ToolError.ToolSpawnFailed
+      >((resume) => {
+        let child: ReturnType<typeof Proc.spawnChild>
+        try {
+          child = Proc.spawnChild(file, args, {
+            cwd: options.cwd,
+            env: options.env ?? process.env,
+            stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+            detached: tree !== undefined,
+            lifeline: tree !== undefined ? "none" : "pid"
+          })
+        } catch (error) {
+          resume(
+            Effect.fail(
+              spawnFailed(options.file, options.cwd, error instanceof Error ? error.message : String(error))
+            )
+          )
+          return
+        }
+        let spawned = false
+        child.once("error", (error) => {
+          if (spawned) return
+          child.stdout?.destroy()
+          child.stderr?.destroy()
+          resume(Effect.fail(spawnFailed(options.file, options.cwd, error.message)))
+        })
+        child.once("spawn", () => {
+          spawned = true
+          resume(Effect.succeed({ child, pid: child.pid! }))
+        })
+        child.once("exit", (code, signal) => {
+          exitedFlag.done = true
+          Deferred.unsafeDone(exited, Exit.succeed({ code, signal }))
+        })
+        if (options.stdin !== undefined) {
+          // a process that ends before reading its stdin closes the pipe: not an error
+          child.stdin!.on("error", () => {})
+          child.stdin!.end(options.stdin)
+        }
+      }).pipe(Effect.tapError(() => removeCgroup(0)))
+      const { child, pid } = started
+      // still readable here: the exit of the child (if any) is reaped only after the spawn event
+      const startTime = Procfs.startTimeOf(pid)
+      const unregisterGroup =
+        tree !== undefined && cgroupDir === undefined
+          ? Lifeline.register({ kind: "pg", pgid: pid, cookie: tree.cookie })
+          : () => {}
+      const stdout = pipeOf(child.stdout!)
+      const stderr = pipeOf(child.stderr!)
+      const pipesEnded = () => stdout.ended() && stderr.ended()
+      const closePipes = Effect.sync(() => {
+        stdout.close()
+        stderr.close()
+      })
+      const exitDone = () => exitedFlag.done
+
+      const stopTree: Effect.Effect<Termination> = Effect.gen(function* () {
+        if (tree === undefined) {
+          if (!exitDone()) Proc.sendSignal(pid, "SIGKILL")
+          return nothing(containment)
+        }
+        if (cgroupDir !== undefined) {
+          const stopped = yield* Cgroup.terminate(cgroupDir, tree)
+          // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited for
+          // (the lifeline keeps it registered, the watchdog retries when the host ends)
+          yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+          return { containment, ...stopped }
+        }
+        // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
+        // process of the tree is known to be left and no scan of /proc is needed
+        if (exitDone() && pipesEnded() && Proc.probe(-pid) === "gone") {
+          unregisterGroup()
+          return nothing(containment)
+        }
+        const stopped = yield* ProcessTree.terminate(
+          { rootPid: pid, runId: tree.runId, rootStartTime: startTime },
+          tree
+        )
+        if (stopped.survivors.length === 0) unregisterGroup()
+        return { containment, ...stopped }
+      })
+      const stop = yield* Effect.cached(stopTree.pipe(Effect.uninterruptible))
+
+      yield* Effect.addFinalizer(() => Effect.zipRight(stop, closePipes))
+
+      return {
+        pid,
+        startTime,
+        containment,
+        stdout: stdout.stream,
+        stderr: stderr.stream,
+        exit: Deferred.await(exited),
+        stop,
+        closePipes,
+        pipesEnded
+      } satisfies RunningProcess
+    })
+})
+
+/**
+ * The tier a runner takes: `group` when forced (option, else `TOOLCAP_CONTAINMENT=group`), else
+ * the cgroup tier when a cgroup can be created and a process moved into it here.
+ */
+const make = (options: { readonly containment?: Containment | undefined } = {}) =>
+  Effect.gen(function* () {
+    const wanted = options.containment ?? (process.env[containmentVariable] === "group" ? "group" : "cgroup")
+    const parent = wanted === "cgroup" ? yield* Cgroup.detect : undefined
+    const containment: Containment = parent !== undefined ? "cgroup" : "group"
+    yield* startupSweep(parent)
+    return makeRunner(containment, parent)
+  })
+
+/**
+ * What hosts that died left running, stopped when the next runner starts: in the cgroup tier the
+ * call cgroups of dead hosts; in the group tier the processes carrying the cookie of a dead host's
+ * run (that scan reads every process's environment once, so it runs in the background).
+ */
+const startupSweep = (parent: string | undefined) =>
+  parent !== undefined ? Effect.asVoid(Cgroup.sweep(parent)) : Effect.asVoid(Effect.forkDaemon(sweepCookies))
+
+/** Processes whose environment is read between two yields of the background cookie sweep. */
+const SWEEP_SLICE = 100
+
+/**
+ * SIGKILL to every process carrying the cookie of a run whose host is gone; the number stopped.
+ * It yields between slices so a host's first calls are not held up behind it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sweepCookies: Effect.Effect<number> = Effect.gen(function* () {
+  let stopped = 0
+  let seen = 0
+  const ownerAlive = new Map<string, boolean>()
+  for (const info of Procfs.listProcesses()) {
+    if (++seen % SWEEP_SLICE === 0) yield* Effect.yieldNow()
+    if (info.state === "Z" || info.state === "X") continue
+    const runId = Procfs.environValue(info, ProcessTree.cookieVariable)
+    if (runId === null) continue
+    const owner = Cgroup.ownerOf(runId)
+    if (owner === undefined) continue
+    const key = `${owner.pid}:${owner.startTime}`
+    let alive = ownerAlive.get(key)
+    if (alive === undefined) {
+      alive = Procfs.isRunning(owner.pid, owner.startTime)
+      ownerAlive.set(key, alive)
+    }
+    if (!alive && Proc.sendSignal(info.pid, "SIGKILL") === "sent") stopped++
+  }
+  return stopped
+})
+
+/**
+ * The runner: the tier is decided (and what dead hosts left is swept) when the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: { readonly containment?: Containment | undefined } = {}
+): Layer.Layer<ProcessRunner> => Layer.effect(ProcessRunner, make(options))
+
+let shared: Effect.Effect<ProcessRunner["Type"]> | undefined
+
+/**
+ * The runner used where none is provided: one per host process, built on first use.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const current: Effect.Effect<ProcessRunner["Type"]> = Effect.suspend(() =>
+  Effect.flatMap(Effect.serviceOption(ProcessRunner), (provided) => {
+    if (Option.isSome(provided)) return Effect.succeed(provided.value)
+    if (shared === undefined) {
+      shared = Effect.runSync(Effect.cached(make()))
+    }
+    return shared
+  })
+)

@@ -1,0 +1,228 @@
+/**
+ * The cgroup v2 containment tier: one child cgroup per call under a toolcap-owned parent. The
+ * call's shell moves itself in before it runs the command, so every process the command starts
+ * (double forks, `setsid`, a scrubbed environment, a changed process group) is a member the kernel
+ * tracks: `cgroup.procs` lists them, `cgroup.kill` ends them all at once.
+ */
+import * as Arr from "effect/Array"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Order from "effect/Order"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Procfs } from "@toolcap/spill"
+import * as Proc from "./process.js"
+import type { Termination } from "../ProcessTree.js"
+
+/** The parent's name under the host's own cgroup (or the hierarchy's root). */
+const PARENT = "toolcap"
+
+/**
+ * A prologue run by /bin/sh: it writes its own pid into the call's cgroup, then execs the real
+ * command with the same pid. The command runs only once the move succeeded (exit 125 otherwise,
+ * the code `env` and `timeout` use for "could not run").
+ */
+export const PROLOGUE = 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"'
+
+const exists = (file: string): boolean => {
+  try {
+    fs.accessSync(file)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Runs the prologue with `true` in a fresh child of `parent`: whether the move works here. */
+const probe = (parent: string): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    // dots, not dashes: a probe's name must never read as a run id, or another host's startup
+    // sweep would take it for a dead host's cgroup and remove it mid-probe
+    const dir = path.join(parent, `probe.${process.pid}.${Math.random().toString(36).slice(2)}`)
+    try {
+      fs.mkdirSync(parent, { recursive: true })
+      fs.mkdirSync(dir)
+    } catch {
+      return false
+    }
+    const moved = yield* Effect.async<boolean>((resume) => {
+      try {
+        const child = Proc.spawnChild("/bin/sh", ["-c", PROLOGUE, dir, "true"], {
+          stdio: "ignore",
+          lifeline: "none"
+        })
+        child.once("error", () => resume(Effect.succeed(false)))
+        child.once("exit", (code) => resume(Effect.succeed(code === 0)))
+      } catch {
+        resume(Effect.succeed(false))
+      }
+    })
+    const killable = exists(path.join(dir, "cgroup.kill"))
+    const removed = yield* removeDir(dir, 200)
+    return moved && killable && removed
+  })
+
+/**
+ * The parent cgroup to create call cgroups in, or undefined when this host cannot contain a call
+ * in a cgroup (no cgroup v2, not writable, no `cgroup.kill`). Decided by actually creating a
+ * child and moving a process into it: under the host's own cgroup first (a delegated subtree,
+ * e.g. a systemd user service), else under the hierarchy's root.
+ */
+export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
+  // once per host: every runner of this process shares the answer
+  detected ??= Effect.runSync(
+    Effect.cached(
+      Effect.gen(function* () {
+        const cg = Procfs.cgroup2()
+        if (cg === undefined) return undefined
+        const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
+        for (const parent of candidates) {
+          if (yield* probe(parent)) return parent
+        }
+        return undefined
+      })
+    )
+  )
+  return detected
+})
+
+let detected: Effect.Effect<string | undefined> | undefined
+
+/** Creates the call's cgroup; undefined when it cannot be made. */
+export const create = (parent: string, name: string): string | undefined => {
+  const dir = path.join(parent, name)
+  try {
+    fs.mkdirSync(dir)
+    return dir
+  } catch {
+    return undefined
+  }
+}
+
+/** The pids in the cgroup now (exited processes are not listed). */
+export const members = (dir: string): Array<number> => {
+  let text: string
+  try {
+    text = fs.readFileSync(path.join(dir, "cgroup.procs"), "latin1")
+  } catch {
+    return []
+  }
+  const out: Array<number> = []
+  for (const line of text.split("\n")) if (line.length > 0) out.push(Number(line))
+  return out
+}
+
+const killAll = (dir: string): void => {
+  try {
+    fs.writeFileSync(path.join(dir, "cgroup.kill"), "1")
+  } catch {
+    // gone already
+  }
+}
+
+const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids), Order.number)
+
+/** Polling steps while waiting for members to exit: 1, 2, 4, then every 5 ms (as ProcessTree). */
+const MAX_POLL_MS = 5
+
+/** Removes the cgroup once empty, trying for up to `waitMs`; false when it is still there. */
+export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + waitMs
+    let delay = 1
+    for (;;) {
+      try {
+        fs.rmdirSync(dir)
+        return true
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return true
+        if (Date.now() >= deadline) return false
+      }
+      yield* Effect.sleep(Duration.millis(delay))
+      delay = Math.min(delay * 2, MAX_POLL_MS)
+    }
+  })
+
+/**
+ * Stops every member: SIGTERM to each (once, and to members that appear while waiting), then
+ * `cgroup.kill` after `killGraceMs`, then waits up to `killWaitMs` for the cgroup to empty.
+ */
+export const terminate = (
+  dir: string,
+  options: { readonly killGraceMs: number; readonly killWaitMs: number }
+): Effect.Effect<Termination> =>
+  Effect.gen(function* () {
+    let live = members(dir)
+    if (live.length === 0) return { signalled: [], killed: [], unstoppable: [], survivors: [] }
+    const signalled = new Set<number>()
+    const denied = new Set<number>()
+    const term = (pids: ReadonlyArray<number>) => {
+      for (const pid of pids) {
+        if (signalled.has(pid) || denied.has(pid)) continue
+        const outcome = Proc.sendSignal(pid, "SIGTERM")
+        if (outcome === "sent") signalled.add(pid)
+        else if (outcome === "denied") denied.add(pid)
+      }
+    }
+    term(live)
+    const wait = (until: number, onNew: (pids: ReadonlyArray<number>) => void) =>
+      Effect.gen(function* () {
+        let delay = 1
+        while (live.length > 0 && Date.now() < until) {
+          yield* Effect.sleep(Duration.millis(Math.min(delay, Math.max(0, until - Date.now()))))
+          delay = Math.min(delay * 2, MAX_POLL_MS)
+          live = members(dir)
+          onNew(live)
+        }
+      })
+    yield* wait(Date.now() + options.killGraceMs, term)
+    const killed = [...live]
+    if (live.length > 0) {
+      // the kernel signals every member, whoever owns it, and those forked meanwhile
+      killAll(dir)
+      for (const pid of live) if (!denied.has(pid)) signalled.add(pid)
+      yield* wait(Date.now() + options.killWaitMs, () => {})
+    }
+    return {
+      signalled: sorted(signalled),
+      killed: sorted(killed),
+      unstoppable: [],
+      survivors: sorted(live)
+    }
+  })
+
+/**
+ * The startup sweep: every call cgroup under `parent` whose owning host (pid and start time, from
+ * its name `<pid36>-<start36>-<random>`) no longer runs is killed and removed.
+ */
+export const sweep = (parent: string): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    let names: Array<string>
+    try {
+      names = fs.readdirSync(parent)
+    } catch {
+      return 0
+    }
+    let swept = 0
+    for (const name of names) {
+      const owner = ownerOf(name)
+      if (owner === undefined || Procfs.isRunning(owner.pid, owner.startTime)) continue
+      const dir = path.join(parent, name)
+      killAll(dir)
+      if (yield* removeDir(dir, 500)) swept++
+    }
+    return swept
+  })
+
+/**
+ * The host a run id (also a call cgroup's name) belongs to: `<pid36>-<start36>-<random>`.
+ * Undefined for names of another form (e.g. a probe, or ids of older versions).
+ */
+export const ownerOf = (runId: string): { readonly pid: number; readonly startTime: string } | undefined => {
+  const parts = runId.split("-")
+  if (parts.length !== 3 || parts.some((part) => !/^[0-9a-z]+$/.test(part))) return undefined
+  const pid = parseInt(parts[0]!, 36)
+  const start = parseInt(parts[1]!, 36)
+  if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(start) || pid <= 0) return undefined
+  return { pid, startTime: String(start) }
+}

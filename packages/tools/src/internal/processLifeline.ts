@@ -1,0 +1,130 @@
+/**
+ * The lifeline: one small watchdog process per host that outlives the host and stops what the
+ * host left running. The host holds the write end of the watchdog's stdin and tells it, one line
+ * per event, what is live (a call's cgroup, a call's process group and cookie, a single child's
+ * pid) and when it ended. When the host dies in any way (SIGKILL included) the kernel closes that
+ * pipe; the watchdog reads end of file and stops everything still registered. Nothing has to run
+ * in the dying host.
+ *
+ * The watchdog is `/bin/sh` running the script below (no Node start-up, ~1 MB of memory), in a
+ * session of its own so signals to the host's terminal group do not reach it. It exits after the
+ * sweep, so a host that ended normally (nothing registered) leaves nothing behind.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+
+/**
+ * Lines: `+<id> cg <dir>`, `+<id> pg <pgid> <cookie>`, `+<id> pid <pid>`, `-<id>`. The live set is
+ * one shell variable of "@<id> <kind> <a> <b>" lines, edited with parameter expansion only (no
+ * process per event). At end of file: SIGTERM to everything, a short grace, then `cgroup.kill`
+ * / SIGKILL, repeated a few times to catch forks in flight, and the cgroups removed.
+ */
+const SCRIPT = `
+live=''
+while IFS= read -r line; do
+  case "$line" in
+    +*) live="$live@\${line#+}
+" ;;
+    -*) id="\${line#-}"
+        case "$live" in
+          *"@$id "*) head="\${live%%"@$id "*}"; tail="\${live#*"@$id "}"; tail="\${tail#*
+}"; live="$head$tail" ;;
+        esac ;;
+  esac
+done
+[ -n "$live" ] || exit 0
+stop() {
+  printf '%s' "$live" | while read -r id kind a b; do
+    case "$kind" in
+      cg) if [ "$1" = TERM ]; then for p in $(cat "$a/cgroup.procs" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+          else echo 1 > "$a/cgroup.kill" 2>/dev/null; fi ;;
+      pg) kill -"$1" "-$a" 2>/dev/null
+          for f in $(grep -lzx "TOOLCAP_RUN_ID=$b" /proc/[0-9]*/environ 2>/dev/null); do
+            p="\${f#/proc/}"; kill -"$1" "\${p%/environ}" 2>/dev/null
+          done ;;
+      pid) kill -"$1" "$a" 2>/dev/null ;;
+    esac
+  done
+}
+stop TERM
+sleep 0.3
+for round in 1 2 3 4 5; do stop KILL; sleep 0.1; done
+printf '%s' "$live" | while read -r id kind a b; do
+  [ "$kind" = cg ] || continue
+  for round in 1 2 3 4 5 6 7 8 9 10; do rmdir "$a" 2>/dev/null && break; sleep 0.1; done
+done
+`
+
+let watchdog: ChildProcess | undefined
+/** What is registered now, re-sent to a new watchdog if the old one died. */
+const registered = new Map<string, string>()
+let nextId = 0
+
+const send = (line: string): void => {
+  if (watchdog === undefined || watchdog.exitCode !== null || watchdog.signalCode !== null) {
+    if (line.startsWith("-")) return
+    start()
+  }
+  watchdog?.stdin?.write(`${line}\n`)
+}
+
+const start = (): void => {
+  let child: ChildProcess
+  try {
+    child = spawn("/bin/sh", ["-c", SCRIPT], { stdio: ["pipe", "ignore", "ignore"], detached: true })
+  } catch {
+    return
+  }
+  // the host must be able to exit while the watchdog waits: neither the process nor the pipe
+  // keeps the event loop alive
+  child.unref()
+  const stdin = child.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null
+  stdin?.unref?.()
+  stdin?.on("error", () => {})
+  child.on("error", () => {})
+  watchdog = child
+  for (const [id, what] of registered) stdin?.write(`+${id} ${what}\n`)
+}
+
+/**
+ * What the watchdog must stop if the host dies: a cgroup directory, a process group with its
+ * cookie, or one process.
+ *
+ * @internal
+ */
+export type Lifeline =
+  | { readonly kind: "cg"; readonly dir: string }
+  | { readonly kind: "pg"; readonly pgid: number; readonly cookie: string }
+  | { readonly kind: "pid"; readonly pid: number }
+
+const describe = (what: Lifeline): string =>
+  what.kind === "cg"
+    ? `cg ${what.dir}`
+    : what.kind === "pg"
+      ? `pg ${what.pgid} ${what.cookie}`
+      : `pid ${what.pid}`
+
+/**
+ * Registers something live with the watchdog (started on first use); the returned function
+ * unregisters it (idempotent). Paths with whitespace cannot be told apart on a line and are not
+ * registered (the startup sweep still finds them).
+ *
+ * @internal
+ */
+export const register = (what: Lifeline): (() => void) => {
+  if (what.kind === "cg" && /\s/.test(what.dir)) return () => {}
+  const line = describe(what)
+  const id = (nextId++).toString(36)
+  registered.set(id, line)
+  send(`+${id} ${line}`)
+  return () => {
+    if (!registered.delete(id)) return
+    send(`-${id}`)
+  }
+}
+
+/**
+ * The watchdog's pid, for tests; undefined before the first registration.
+ *
+ * @internal
+ */
+export const watchdogPid = (): number | undefined => watchdog?.pid
