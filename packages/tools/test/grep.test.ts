@@ -11,7 +11,6 @@ import * as path from "node:path"
 import { Utf8 } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Grep } from "@toolcap/tools"
-import * as Rg from "../src/internal/searchRipgrep.js"
 import {
   attempt,
   leftOf,
@@ -24,6 +23,7 @@ import {
   sortedCopy,
   writeTree
 } from "./readFixtures.js"
+import * as Rg from "../src/internal/searchRipgrep.js"
 
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1)
 
@@ -520,26 +520,4 @@ describe("Grep on very long lines", () => {
       assert.strictEqual(result.truncation?.clippedLines, 1)
     })
   )
-
-  it("the two kept ends of an oversized record give path, line and the start of the text", () => {
-    const record = JSON.stringify({
-      type: "match",
-      data: {
-        path: { text: 'dir/a "b".js' },
-        lines: { text: `😀\\"${"y".repeat(5000)}\n` },
-        line_number: 42,
-        absolute_offset: 7,
-        submatches: [{ match: { text: "y" }, start: 0, end: 1 }]
-      }
-    })
-    const bytes = Buffer.from(record)
-    for (const cut of [10, 11, 12, 13, 14, 100]) {
-      const found = Rg.oversizedLine(bytes.subarray(0, 80 + cut), bytes.subarray(bytes.length - 200), 3)
-      assert.strictEqual(found?.path, 'dir/a "b".js')
-      assert.strictEqual(found?.line, 42)
-      assert.isTrue(found?.isMatch)
-      assert.isTrue(`😀\\"${"y".repeat(5000)}`.startsWith(found?.text ?? "-"), found?.text)
-      assert.strictEqual(Utf8.decode(Utf8.encode(found!.text)), found!.text)
-    }
-  })
 })

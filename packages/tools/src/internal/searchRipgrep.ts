@@ -215,60 +215,6 @@ export const recordSplitter = (options: SplitterOptions) => {
   }
 }
 
-/** What can be recovered from an oversized `match` / `context` record. */
-export interface OversizedLine {
-  readonly isMatch: boolean
-  readonly path: string
-  /** Unknown when the record's middle (where ripgrep puts it) was not kept. */
-  readonly line: number | undefined
-  /** The start of the line's text (a few times `wantChars` long at most). */
-  readonly text: string
-}
-
-const RECORD_START = /^\{"type":"(match|context)","data":\{"path":\{"(text|bytes)":"((?:[^"\\]|\\.)*)"\}/
-const LINE_NUMBER = /\},"line_number":(\d+),"absolute_offset":\d+,"submatches":\[/g
-
-/**
- * Recovers path, line number and the start of the text from the two kept ends of a record too
- * large to hold (a match in a line of many megabytes), without parsing the whole record.
- */
-export const oversizedLine = (head: Buffer, tail: Buffer, wantChars: number): OversizedLine | undefined => {
-  const start = head.toString("utf8")
-  const opening = RECORD_START.exec(start)
-  if (opening === null) return undefined
-  const path =
-    opening[2] === "text"
-      ? (JSON.parse(`"${opening[3]}"`) as string)
-      : Buffer.from(JSON.parse(`"${opening[3]}"`) as string, "base64").toString("utf8")
-  const rest = start.slice(opening[0].length)
-  const lines = /^,"lines":\{"(text|bytes)":"/.exec(rest)
-  if (lines === null) return undefined
-  // JSON escapes take up to 6 characters per character: this much source holds wantChars of text
-  let body = rest.slice(lines[0].length, lines[0].length + wantChars * 6 + 16)
-  const close = /(?<!\\)(?:\\\\)*"/.exec(body)
-  if (close !== null) body = body.slice(0, close.index + close[0].length - 1)
-  let text: string | undefined
-  if (lines[1] === "bytes") {
-    text = Buffer.from(body.slice(0, body.length - (body.length % 4)), "base64").toString("utf8")
-  } else {
-    // the cut may end inside an escape sequence (at most 6 characters): back off until it parses
-    for (let drop = 0; drop <= 6 && text === undefined && drop <= body.length; drop++) {
-      try {
-        text = JSON.parse(`"${body.slice(0, body.length - drop)}"`) as string
-      } catch {
-        text = undefined
-      }
-    }
-  }
-  if (text === undefined) return undefined
-  // a surrogate pair cut in half leaves its first half: drop it
-  if (/[\ud800-\udbff]$/.test(text)) text = text.slice(0, -1)
-  let line: number | undefined
-  const end = tail.toString("latin1")
-  for (const found of end.matchAll(LINE_NUMBER)) line = Number(found[1])
-  return { isMatch: opening[1] === "match", path, line, text: text.split("\n")[0]!.replace(/\r$/, "") }
-}
-
 /** ripgrep's error text, without its `rg: ` prefixes, each line and the whole bounded. */
 export const describeError = (stderr: string): string => {
   const lines = stderr
