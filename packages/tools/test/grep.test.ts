@@ -518,6 +518,53 @@ describe("Grep on very long lines", () => {
       )
       assert.strictEqual(result.matches[0]!.text, [...long].slice(0, 2000).join(""))
       assert.strictEqual(result.truncation?.clippedLines, 1)
+      // the notice names a command that shows what the clip left out
+      const command = /`(tail -c [^`]+)`/.exec(result.notice ?? "")?.[1]
+      assert.isDefined(command, result.notice)
+      const shown = spawnSync("sh", ["-c", command!], { cwd: env.workspace, maxBuffer: 1 << 20 }).stdout
+      assert.isTrue(shown.equals(Buffer.from([...long].slice(2000).join("")).subarray(0, 48 * 1024)))
     })
+  )
+
+  it.scopedLive(
+    "a 1 GiB single line is searched in every mode: no TOOL_SPAWN_FAILED, a 2000-character view",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        const file = path.join(env.workspace, "huge.txt")
+        const fd = fs.openSync(file, "w")
+        const block = Buffer.alloc(16 * 1024 * 1024, "a")
+        fs.writeSync(fd, "needle ")
+        for (let k = 0; k < 64; k++) fs.writeSync(fd, block)
+        fs.writeSync(fd, " needle\n")
+        fs.closeSync(fd)
+        const files = asFiles(
+          rightOf(yield* grep({ pattern: "needle", path: "huge.txt" }).pipe(Effect.provide(env.context)))
+        )
+        assert.deepStrictEqual(files.files, ["huge.txt"])
+        const counts = asCounts(
+          rightOf(
+            yield* grep({ pattern: "needle", path: "huge.txt", outputMode: "count" }).pipe(
+              Effect.provide(env.context)
+            )
+          )
+        )
+        assert.deepStrictEqual(counts.counts, [{ path: "huge.txt", count: 1 }])
+        const content = asContent(
+          rightOf(
+            yield* grep({ pattern: "needle", path: "huge.txt", outputMode: "content" }).pipe(
+              Effect.provide(env.context)
+            )
+          )
+        )
+        assert.deepStrictEqual(
+          content.matches.map((m) => [m.line, m.text.length]),
+          [[1, 2000]]
+        )
+        assert.strictEqual(content.matches[0]!.text, `needle ${"a".repeat(1993)}`)
+        assert.strictEqual(content.truncation?.clippedLines, 1)
+        fs.rmSync(file)
+      }),
+    120_000
   )
 })
