@@ -176,7 +176,7 @@ for (const fileIndex of [false, true])
           }
           if (fileIndex) {
             const indexed = Context.get(
-              env.context as Context.Context<FileIndex.FileIndex>,
+              env.context as unknown as Context.Context<FileIndex.FileIndex>,
               FileIndex.FileIndex
             ).sizes()
             assert.isTrue(

@@ -30,7 +30,7 @@ export interface Candidate {
 export interface Candidates {
   /** The candidate at `index`, or `undefined` past the last one. */
   readonly at: (index: number) => Candidate | undefined
-  /** How many there are, when known up front (an index knows; a lazy listing does not). */
+  /** How many there are at most, when known up front (used to size the runs). */
   readonly total?: number | undefined
 }
 
@@ -127,7 +127,9 @@ const datedInOrder = (relatives: ReadonlyArray<string>, target: Roots.Resolved):
     at: (index) => {
       extendTo(index)
       return dated[index]
-    }
+    },
+    // an upper bound (a file may vanish before it is dated): enough to size the runs
+    total: relatives.length
   }
 }
 
@@ -151,7 +153,7 @@ export const fromIndex = (
   files: ReadonlyArray<{ readonly relative: string; readonly mtimeMs: number }>,
   target: Roots.Resolved,
   glob: string | undefined,
-  countUpTo: number = 4096
+  countUpTo: number = 512
 ): Candidates => {
   const keep = glob === undefined ? undefined : globFilter(glob)
   const prefix = Roots.displayPrefix(target)
@@ -176,6 +178,6 @@ export const fromIndex = (
       extendTo(index)
       return kept[index]
     },
-    total: files.length <= countUpTo ? kept.length : undefined
+    total: files.length <= countUpTo ? kept.length : files.length
   }
 }
