@@ -10,31 +10,21 @@
 //   are printed so that can be seen.
 //
 // Files live in a temp dir removed at the end. Rounds are interleaved and medians compared.
-import * as Arr from "effect/Array"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Order from "effect/Order"
 import { rgPath } from "@vscode/ripgrep"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Grep, LineIndex, Workspace } from "@toolcap/tools"
+import { loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 5)
 const PATTERN = "a"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-longline-bench-"))
-const cleanup = () => fs.rmSync(dir, { recursive: true, force: true })
-process.once("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    cleanup()
-    process.exit(130)
-  })
-}
+const dir = tempDirRemovedOnExit("toolcap-longline-bench-")
 
 const generate = () => {
   const line = fs.openSync(path.join(dir, "line.txt"), "w")
@@ -124,12 +114,10 @@ const grep = async (file: string, outputMode: "filesWithMatches" | "count" | "co
   return { ms, peak: watch.stop() + (rssPeak - rssBefore) }
 }
 
-const median = (values: ReadonlyArray<number>) =>
-  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 
 const main = async () => {
-  console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`)
+  console.log(loadAverage())
   generate()
   let missed = 0
   const modes = [
@@ -159,11 +147,8 @@ const main = async () => {
     }
   }
   await host.dispose()
-  console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`)
-  if (missed > 0) process.exitCode = 1
+  console.log(loadAverage())
+  return missed
 }
 
-main().catch((error: unknown) => {
-  console.error(error)
-  process.exitCode = 1
-})
+runMain(main)

@@ -13,17 +13,15 @@
 // the lines after it are short enough that a 2000-line window fits the 48KB budget, as the
 // pipeline's 2000 lines do. Runs are interleaved (baseline, subject, ...) and medians compared,
 // because this machine is shared and single runs are noisy. Exits 1 when a target is missed.
-import * as Arr from "effect/Array"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Order from "effect/Order"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { LineIndex, Read, Workspace } from "@toolcap/tools"
+import { median, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const GiB = 1024 * 1024 * 1024
 const OFFSET = 18_000_000
@@ -32,15 +30,7 @@ const ROUNDS = 5
 const RATIO_TARGET = 1.3
 const NEXT_PAGE_SHARE_TARGET = 0.01
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-read-bench-"))
-const cleanup = () => fs.rmSync(dir, { recursive: true, force: true })
-process.once("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    cleanup()
-    process.exit(130)
-  })
-}
+const dir = tempDirRemovedOnExit("toolcap-read-bench-")
 const file = path.join(dir, "big.log")
 
 /** Writes exactly 1 GiB: long lines up to line OFFSET - 1, then short numbered lines. */
@@ -98,8 +88,6 @@ const readAt = async (offset: number) => {
   return { ms: performance.now() - started, result }
 }
 
-const median = (values: ReadonlyArray<number>) =>
-  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`
 
 const main = async () => {

@@ -18,20 +18,18 @@
 // write. Rounds are interleaved (baseline, subject, ...) after a warm-up and medians compared,
 // because this machine is shared and single runs are noisy. The trees live in a temp dir removed
 // at the end. Exits 1 when a target is missed.
-import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
-import * as Order from "effect/Order"
 import { rgPath } from "@vscode/ripgrep"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { FileIndex, Glob, Grep, LineIndex, Workspace } from "@toolcap/tools"
+import { loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const SIZES = (process.env["TOOLCAP_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number)
 const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 9)
@@ -39,15 +37,7 @@ const WARMUP = 2
 const COMMON = "function"
 const NOTHING = "zq-no-such-text-qz"
 
-const base = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-search-bench-"))
-const cleanup = () => fs.rmSync(base, { recursive: true, force: true })
-process.once("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    cleanup()
-    process.exit(130)
-  })
-}
+const base = tempDirRemovedOnExit("toolcap-search-bench-")
 
 /** A deterministic tree: ~10 files per directory, three levels, a tenth ignored, mixed mtimes. */
 const generate = (dir: string, files: number) => {
@@ -93,9 +83,6 @@ const ripgrep = (cwd: string, args: ReadonlyArray<string>, headLines?: number): 
     child.once("error", reject)
     child.once("close", () => resolve(performance.now() - started))
   })
-
-const median = (values: ReadonlyArray<number>) =>
-  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 
 const hostOf = (root: string, fileIndex: boolean) =>
   ManagedRuntime.make(
@@ -224,7 +211,7 @@ const measure = async (label: string, c: Case, host: Host, cwd: string, rounds: 
 }
 
 const main = async () => {
-  console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`)
+  console.log(loadAverage())
   for (const size of SIZES) {
     const dir = path.join(base, `tree-${size}`)
     const started = performance.now()
@@ -272,11 +259,8 @@ const main = async () => {
     ROUNDS * 2
   )
   await host.dispose()
-  console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`)
-  if (missed > 0) process.exitCode = 1
+  console.log(loadAverage())
+  return missed
 }
 
-main().catch((error: unknown) => {
-  console.error(error)
-  process.exitCode = 1
-})
+runMain(main)
