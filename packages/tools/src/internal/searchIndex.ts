@@ -77,7 +77,9 @@ export interface DirectoryIndex {
 export const make = (root: string, maxWatches: number): DirectoryIndex => {
   let files = new Map<string, number>()
   let sorted: Array<IndexedFile> = []
-  const watchers = new Map<string, fs.FSWatcher>()
+  /** Watched directories with the inode each watch was set on (a replaced directory differs). */
+  const watchers = new Map<string, { readonly watcher: fs.FSWatcher; readonly ino: number }>()
+  let rootIno = -1
   let tree = IgnoreRules.tree(root)
   let built = false
   let stale = false
@@ -103,7 +105,7 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     sorted.splice(insertionPoint(sorted, file), 0, file)
   }
   const unwatchAll = () => {
-    for (const watcher of watchers.values()) watcher.close()
+    for (const watched of watchers.values()) watched.watcher.close()
     watchers.clear()
   }
   const onEvent = (dir: string) => (_event: string, name: string | Buffer | null) => {
@@ -130,7 +132,8 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
       watcher.on("error", () => {
         stale = true
       })
-      watchers.set(dir, watcher)
+      const ino = fs.lstatSync(absoluteOf(dir), { throwIfNoEntry: false })?.ino ?? -1
+      watchers.set(dir, { watcher, ino })
       return true
     } catch {
       return false
@@ -173,9 +176,9 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
 
   const removeTree = (relative: string) => {
     const prefix = `${relative}/`
-    for (const [dir, watcher] of watchers) {
+    for (const [dir, watched] of watchers) {
       if (dir === relative || dir.startsWith(prefix)) {
-        watcher.close()
+        watched.watcher.close()
         watchers.delete(dir)
       }
     }
@@ -190,6 +193,7 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     pending = new Set()
     tree = IgnoreRules.tree(root)
     stale = false
+    rootIno = fs.statSync(root).ino
     built = walk("")
     if (!built) unwatchAll()
     return built
@@ -212,9 +216,11 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
         else removeFile(relative)
         continue
       }
-      // a directory: a new one (or one moved in) is walked; a known one needs nothing
+      // a directory: a new one (or one moved in, or one replaced by another) is walked anew
       removeFile(relative)
-      if (watchers.has(relative)) continue
+      const known = watchers.get(relative)
+      if (known !== undefined && known.ino === stats.ino) continue
+      if (known !== undefined) removeTree(relative)
       const level = tree.levelOf(path.dirname(absolute))
       if (level === "excluded" || IgnoreRules.isExcluded(level, absolute, path.basename(absolute), true))
         continue
@@ -228,6 +234,8 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     snapshot: async () => {
       if (closed) throw new Error("the file index was closed")
       if (built) await settle()
+      // the root itself replaced (removed and made again): nothing below it can be trusted
+      if (built && fs.statSync(root, { throwIfNoEntry: false })?.ino !== rootIno) stale = true
       if (!built || stale) {
         if (!rebuild()) throw new Error(`more than ${maxWatches} directories to watch`)
       } else if (pending.size > 0 && !apply()) {
