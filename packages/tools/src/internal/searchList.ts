@@ -12,6 +12,7 @@ import * as Binary from "../Binary.js"
 import * as Roots from "../Roots.js"
 import picomatch from "./picomatch.js"
 import * as Order from "./searchOrder.js"
+import * as Records from "./searchRecords.js"
 import * as Rg from "./searchRipgrep.js"
 
 /** A file to search. */
@@ -54,15 +55,12 @@ export const listFiles = (
   Effect.gen(function* () {
     const keep = glob === undefined ? undefined : globFilter(glob)
     const relatives: Array<string> = []
-    const splitter = Rg.recordSplitter({
-      separator: 0,
-      onRecord: (record) => {
-        const printed = record.toString("utf8")
-        const relative = printed.startsWith("./") ? printed.slice(2) : printed
-        if (keep !== undefined && !keep(relative)) return
-        if (Option.isSome(Binary.byName(relative))) return
-        relatives.push(relative)
-      }
+    // `--files --null` prints `PATH\0` per file, the records of files-with-matches
+    const decoder = Records.decoder("filesWithMatches", 0, (record) => {
+      const relative = record.path.startsWith("./") ? record.path.slice(2) : record.path
+      if (keep !== undefined && !keep(relative)) return
+      if (Option.isSome(Binary.byName(relative))) return
+      relatives.push(relative)
     })
     const exit = yield* Rg.run(
       rg,
@@ -76,9 +74,9 @@ export const listFiles = (
         "--",
         "."
       ],
-      { cwd: target.realPath, onData: (chunk) => splitter.push(chunk) }
+      { cwd: target.realPath, onData: (chunk) => decoder.push(chunk) }
     )
-    splitter.end()
+    decoder.end()
     if (exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)) {
       return yield* new ToolError.ToolInvalidInput({
         tool: "Grep",
