@@ -97,8 +97,15 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     const at = insertionPoint(sorted, { relative, mtimeMs })
     if (sorted[at]?.relative === relative) sorted.splice(at, 1)
   }
+  // while a walk builds the whole index, files are appended and sorted once at the end
+  let bulk = false
   const putFile = (relative: string, mtimeMs: number) => {
     if (files.get(relative) === mtimeMs) return
+    if (bulk) {
+      files.set(relative, mtimeMs)
+      sorted.push({ relative, mtimeMs })
+      return
+    }
     removeFile(relative)
     files.set(relative, mtimeMs)
     const file = { relative, mtimeMs }
@@ -194,7 +201,10 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     tree = IgnoreRules.tree(root)
     stale = false
     rootIno = fs.statSync(root).ino
+    bulk = true
     built = walk("")
+    bulk = false
+    sorted.sort(newestFirst)
     if (!built) unwatchAll()
     return built
   }
