@@ -137,7 +137,8 @@ const call = Command.make(
     Effect.gen(function* () {
       const input = yield* parseInput(args.input)
       const config = yield* hostConfig(args)
-      const host = yield* ToolHost.make(config).pipe(Effect.mapError(usage))
+      // one call per process: a watched file index would be built for a single search
+      const host = yield* ToolHost.make({ ...config, fileIndex: false }).pipe(Effect.mapError(usage))
       const controller = new AbortController()
       const onChunk = args.stream
         ? (chunk: { readonly stream: string; readonly seq: number; readonly data: string }) =>

@@ -21,7 +21,7 @@ import * as path from "node:path"
 import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
 import { Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Bash, Glob, Grep, Read, Workspace } from "@toolcap/tools"
+import { Bash, FileIndex, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
 import * as ToolDefs from "./ToolDefs.js"
 
 /**
@@ -127,6 +127,12 @@ export interface ToolHostConfig {
   /** Remove the session's scratch directory when the layer closes (default false). */
   readonly endSessionOnClose?: boolean | undefined
   /**
+   * Keep a watched file index of the searched directories, so a capped Glob/Grep walks it newest
+   * first instead of listing the tree on every call (default true: hosts that live for many
+   * calls). A one-shot host (one call per process) sets false and lists instead.
+   */
+  readonly fileIndex?: boolean | undefined
+  /**
    * When set, sweep at startup (spec §3a): remove other sessions' scratch directories whose owner
    * process is gone and that did not change for this long. Unset: no sweep.
    */
@@ -177,7 +183,9 @@ export const make = (
         Scratch.layer({ dataDir: config.dataDir, sessionId: config.sessionId }).pipe(
           Layer.provide(NodeFileSystem.layer)
         ),
-        Layer.succeed(Budgets.Budgets, budgets)
+        Layer.succeed(Budgets.Budgets, budgets),
+        LineIndex.layer(),
+        config.fileIndex === false ? Layer.empty : FileIndex.layer()
       ),
       scope
     )

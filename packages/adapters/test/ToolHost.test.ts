@@ -1,9 +1,11 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Arr from "effect/Array"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Order from "effect/Order"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import { Budgets } from "@toolcap/limits"
@@ -115,6 +117,41 @@ describe("ToolHost (Effect layer)", () => {
         assert.isTrue(Exit.isInterrupted(exit), `${tool} with an aborted signal`)
       }
     }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
+  )
+
+  it.live(
+    "the host's file index follows files created, modified, deleted and renamed between two calls",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const host = yield* ToolHost.make(config("host-index"))
+          const dir = `${dirs.workspace}/indexed`
+          fs.mkdirSync(dir, { recursive: true })
+          fs.writeFileSync(`${dir}/a.txt`, "needle a\n")
+          const files = (pattern: string) =>
+            host
+              .call("Grep", { pattern, path: "indexed" })
+              .pipe(
+                Effect.map((result) => Arr.sort((result as { files: Array<string> }).files, Order.string))
+              )
+          const globbed = host
+            .call("Glob", { pattern: "**/*", path: "indexed" })
+            .pipe(
+              Effect.map((result) => Arr.sort((result as { matches: Array<string> }).matches, Order.string))
+            )
+          assert.deepStrictEqual(yield* files("needle"), ["indexed/a.txt"])
+          // created by a Bash call of the same host, searched right after
+          yield* host.call("Bash", { command: "mkdir -p indexed/sub && echo needle b > indexed/sub/b.txt" })
+          assert.deepStrictEqual(yield* files("needle"), ["indexed/a.txt", "indexed/sub/b.txt"])
+          fs.writeFileSync(`${dir}/a.txt`, "changed\n")
+          assert.deepStrictEqual(yield* files("needle"), ["indexed/sub/b.txt"])
+          assert.deepStrictEqual(yield* files("changed"), ["indexed/a.txt"])
+          fs.renameSync(`${dir}/sub`, `${dir}/moved`)
+          assert.deepStrictEqual(yield* globbed, ["indexed/a.txt", "indexed/moved/b.txt"])
+          fs.rmSync(`${dir}/a.txt`)
+          assert.deepStrictEqual(yield* globbed, ["indexed/moved/b.txt"])
+        }).pipe(Effect.provide(Budgets.layer))
+      )
   )
 
   it.live("an unknown tool fails with TOOL_INVALID_INPUT naming the tools", () =>

@@ -4,24 +4,24 @@
 // 1. the 2000-line window at line 18,000,000 of a generated 1 GiB file, read cold (empty line
 //    index, so Read scans from line 1), vs `tail -n +18000000 FILE | head -n 2000`:
 //    target ratio <= 1.3;
-// 2. the following page, which the index lets Read seek to: target under 1% of (1).
+// 2. the following page, which the index lets Read seek to: target under 1% of (1);
+// 3. the last 2000 lines (`offset: -2000`, read backwards from the end, cold index) vs
+//    `tail -n 2000 FILE`: target ratio <= 2, same bytes.
 //
 // The file lives in a temp dir removed afterwards (also on Ctrl-C). Lines before 18,000,000 are
 // 20 to 100 bytes long (about 59 on average, so line 18,000,000 sits near the end of the file);
 // the lines after it are short enough that a 2000-line window fits the 48KB budget, as the
 // pipeline's 2000 lines do. Runs are interleaved (baseline, subject, ...) and medians compared,
 // because this machine is shared and single runs are noisy. Exits 1 when a target is missed.
-import * as Arr from "effect/Array"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Order from "effect/Order"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { LineIndex, Read, Workspace } from "@toolcap/tools"
+import { median, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const GiB = 1024 * 1024 * 1024
 const OFFSET = 18_000_000
@@ -30,15 +30,7 @@ const ROUNDS = 5
 const RATIO_TARGET = 1.3
 const NEXT_PAGE_SHARE_TARGET = 0.01
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-read-bench-"))
-const cleanup = () => fs.rmSync(dir, { recursive: true, force: true })
-process.once("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    cleanup()
-    process.exit(130)
-  })
-}
+const dir = tempDirRemovedOnExit("toolcap-read-bench-")
 const file = path.join(dir, "big.log")
 
 /** Writes exactly 1 GiB: long lines up to line OFFSET - 1, then short numbered lines. */
@@ -63,10 +55,12 @@ const generate = () => {
   fs.closeSync(fd)
 }
 
-const pipeline = (): Promise<{ ms: number; output: string }> =>
+const pipeline = (
+  script = `tail -n +${OFFSET} "$1" | head -n ${WINDOW}`
+): Promise<{ ms: number; output: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn("sh", ["-c", `tail -n +${OFFSET} "$1" | head -n ${WINDOW}`, "sh", file], {
+    const child = spawn("sh", ["-c", script, "sh", file], {
       stdio: ["ignore", "pipe", "inherit"]
     })
     const chunks: Array<Buffer> = []
@@ -78,9 +72,11 @@ const pipeline = (): Promise<{ ms: number; output: string }> =>
   })
 
 // one runtime for every call, as a host holds one
+const lineIndex = LineIndex.makeUnsafe()
 const runtime = ManagedRuntime.make(
   Layer.mergeAll(
     Budgets.layer,
+    Layer.succeed(LineIndex.LineIndex, lineIndex),
     Workspace.layer({ root: dir }).pipe(Layer.orDie),
     Scratch.layerTest({ dataDir: path.join(dir, "data") }).pipe(Layer.orDie)
   )
@@ -92,8 +88,6 @@ const readAt = async (offset: number) => {
   return { ms: performance.now() - started, result }
 }
 
-const median = (values: ReadonlyArray<number>) =>
-  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`
 
 const main = async () => {
@@ -102,7 +96,7 @@ const main = async () => {
   console.log(`generated ${fs.statSync(file).size} bytes in ${fmt(performance.now() - generatedAt)}`)
   // warm the page cache and both code paths once
   await pipeline()
-  LineIndex.clear()
+  lineIndex.clear()
   await readAt(OFFSET)
 
   const baseline: Array<number> = []
@@ -113,7 +107,7 @@ const main = async () => {
     const tail = await pipeline()
     baseline.push(tail.ms)
     expected = tail.output
-    LineIndex.clear()
+    lineIndex.clear()
     const rssBefore = process.memoryUsage().rss
     const page = await readAt(OFFSET)
     rssGrowth = Math.max(rssGrowth, process.memoryUsage().rss - rssBefore)
@@ -129,6 +123,23 @@ const main = async () => {
       throw new Error("the next page starts at the wrong line")
     next.push(page.ms)
   }
+
+  const tailBaseline: Array<number> = []
+  const fromEnd: Array<number> = []
+  for (let round = 0; round < ROUNDS * 3; round++) {
+    const tail = await pipeline(`tail -n ${WINDOW} "$1"`)
+    tailBaseline.push(tail.ms)
+    lineIndex.clear()
+    const page = await readAt(-WINDOW)
+    fromEnd.push(page.ms)
+    if (page.result.content !== tail.output) throw new Error("Read's last lines differ from tail -n")
+  }
+  const tailRatio = median(fromEnd) / median(tailBaseline)
+  const tailOk = tailRatio <= 2
+  console.log(
+    `read the last ${WINDOW} lines of 1 GiB (offset -${WINDOW}, cold index): ${fmt(median(fromEnd))} vs baseline tail -n ${WINDOW} ${fmt(median(tailBaseline))} — ratio ${tailRatio.toFixed(2)} (target <= 2) ${tailOk ? "OK" : "MISSED"}`
+  )
+  if (!tailOk) process.exitCode = 1
 
   const coldMs = median(cold)
   const baselineMs = median(baseline)

@@ -1,151 +1,266 @@
-// Grep and Glob on a large real tree, the workspace's node_modules given explicitly, against
-// ripgrep run directly over the same files, side by side in one run:
+// Glob and Grep on generated trees of 1k, 10k and 100k files (nested directories, mixed
+// modification times, a .gitignore), against ripgrep run directly over the same files, in one run:
 //
-// - Grep content mode, default headLimit, a common pattern vs `rg PATTERN DIR`: ratio <= 1.0
-// - Grep count mode, default headLimit vs `rg --count PATTERN DIR`: ratio <= 1.3
-// - Glob `**/*.ts` (mtime order, default limit) vs `rg --files -g '*.ts' DIR`: ratio <= 1.5
+// For a long-lived host with a warm file index, and for the one-shot path (no index: the tree is
+// listed on every call, as the CLI's `call` does):
+// - capped content Grep (headLimit 200, a common pattern) vs `rg --json PATTERN | head -n 200`
+//   (index: <= 3) and vs `rg --json --sortr=modified PATTERN | head -n 200`, ripgrep's own
+//   newest-first (index: <= 1.0; one-shot: <= 1.5);
+// - count mode vs `rg -c PATTERN` (index: <= 1.3; one-shot: <= 1.5 x the sorted `rg -c`);
+// - a pattern that matches nothing vs `rg PATTERN` (index: <= 1.3; one-shot: <= 1.5 x sorted);
+// - Glob `**/*.ts` vs `rg --files -g '*.ts'` (index: <= 1.2; one-shot: <= 1.5 x sorted);
+// and a Grep of a 100-file tree vs one `rg --json PATTERN` (<= 1.5), plus the index's memory
+// (heap bytes per indexed file).
 //
 // "The same files": the baselines get the file-selection flags the tools use (hidden files
-// included, no ignore file above DIR, git rules without a repository, no global excludes, `.git`
-// left out). Without them ripgrep would skip node_modules/.pnpm (hidden) and search almost
-// nothing. Baseline output is read through a pipe and discarded, as a host would consume it.
-// Runs are interleaved (baseline, subject, ...) after a warm-up and medians are compared,
-// because this machine is shared and single runs are noisy. Exits 1 when a target is missed.
-import * as Arr from "effect/Array"
+// included, git rules without a repository, no global excludes, `.git` left out). `| head -n 200`
+// is done as head does it: the pipe is closed after the 200th line and ripgrep dies on its next
+// write. Rounds are interleaved (baseline, subject, ...) after a warm-up and medians compared,
+// because this machine is shared and single runs are noisy. The trees live in a temp dir removed
+// at the end. Exits 1 when a target is missed.
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Order from "effect/Order"
+import * as Option from "effect/Option"
 import { rgPath } from "@vscode/ripgrep"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Glob, Grep, Workspace } from "@toolcap/tools"
+import { FileIndex, Glob, Grep, LineIndex, Workspace } from "@toolcap/tools"
+import { loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
 
-const ROUNDS = 15
+const SIZES = (process.env["TOOLCAP_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number)
+const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 9)
 const WARMUP = 2
-const PATTERN = "function"
-const TREE = "node_modules"
+const COMMON = "function"
+const NOTHING = "zq-no-such-text-qz"
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
-if (!fs.existsSync(path.join(repoRoot, TREE, ".pnpm")))
-  throw new Error(`no installed ${TREE} under ${repoRoot}`)
+const base = tempDirRemovedOnExit("toolcap-search-bench-")
 
-const selection = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global"]
-const excludeGit = ["--glob", "!.git"]
-
-const runtime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Budgets.layer,
-    Workspace.layer({ root: repoRoot }).pipe(Layer.orDie),
-    Scratch.layerTest().pipe(Layer.orDie)
-  )
-)
-
-/** ripgrep run directly, its stdout drained through a pipe. */
-const ripgrep = (args: ReadonlyArray<string>): Promise<{ ms: number; bytes: number }> =>
-  new Promise((resolve, reject) => {
-    const started = performance.now()
-    const child = spawn(rgPath, args as Array<string>, { cwd: repoRoot, stdio: ["ignore", "pipe", "ignore"] })
-    let bytes = 0
-    child.stdout.on("data", (chunk: Buffer) => {
-      bytes += chunk.length
-    })
-    child.once("error", reject)
-    child.once("close", () => resolve({ ms: performance.now() - started, bytes }))
-  })
-
-const timed = async <A>(run: () => Promise<A>): Promise<{ ms: number; value: A }> => {
-  const started = performance.now()
-  const value = await run()
-  return { ms: performance.now() - started, value }
+/** A deterministic tree: ~10 files per directory, three levels, a tenth ignored, mixed mtimes. */
+const generate = (dir: string, files: number) => {
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, ".gitignore"), "*.log\nbuild/\n")
+  const now = Math.floor(Date.now() / 1000)
+  for (let k = 0; k < files; k++) {
+    const a = k % 31
+    const b = Math.floor(k / 31) % 17
+    const ignored = k % 10 === 9
+    const sub = ignored && k % 20 === 9 ? "build" : `m${b}`
+    const ext = ignored ? "log" : ["ts", "js", "md", "ts"][k % 4]!
+    const file = path.join(dir, `d${a}`, sub, `f${k}.${ext}`)
+    if (k < 31 * 17 || !fs.existsSync(path.dirname(file)))
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+    const lines: Array<string> = []
+    for (let line = 0; line < 20; line++)
+      lines.push(
+        k % 2 === 0 && line % 4 === 0
+          ? `export function f${k}_${line}() { return ${line} }`
+          : `const v${line} = ${k * line}`
+      )
+    fs.writeFileSync(file, lines.join("\n") + "\n")
+    // mixed times: a spread of a year, in a scrambled order
+    const seconds = now - ((k * 7919) % 31_536_000)
+    fs.utimesSync(file, seconds, seconds)
+  }
 }
 
-const median = (values: ReadonlyArray<number>) =>
-  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
+const selection = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--glob", "!.git"]
+
+/** ripgrep run directly; with `headLines`, its stdout is closed after that many lines (`| head -n`). */
+const ripgrep = (cwd: string, args: ReadonlyArray<string>, headLines?: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(rgPath, [...selection, ...args], { cwd, stdio: ["ignore", "pipe", "ignore"] })
+    let lines = 0
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (headLines === undefined) return
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++
+      if (lines >= headLines) child.stdout.destroy()
+    })
+    child.once("error", reject)
+    child.once("close", () => resolve(performance.now() - started))
+  })
+
+const hostOf = (root: string, fileIndex: boolean) =>
+  ManagedRuntime.make(
+    Layer.mergeAll(
+      Budgets.layer,
+      Workspace.layer({ root }).pipe(Layer.orDie),
+      LineIndex.layer(),
+      fileIndex ? FileIndex.layer({ maxWatches: 1_000_000 }) : Layer.empty,
+      Scratch.layerTest().pipe(Layer.orDie)
+    )
+  )
+
+type Host = ReturnType<typeof hostOf>
 
 interface Case {
   readonly name: string
-  readonly target: number
   readonly baselineName: string
-  readonly baseline: ReadonlyArray<string>
-  readonly subject: () => Promise<unknown>
-  /** Checks the subject's result, so a fast wrong answer cannot pass. */
-  readonly check: (result: unknown) => string | undefined
+  readonly baseline: (cwd: string) => Promise<number>
+  readonly subject: (host: Host) => Promise<unknown>
+  readonly check: (result: unknown) => boolean
+  readonly target: number
 }
 
-const grepContent: Case = {
-  name: `Grep content "${PATTERN}" ${TREE} (headLimit 200)`,
-  target: 1.0,
-  baselineName: `rg ${PATTERN} ${TREE}`,
-  baseline: [...selection, ...excludeGit, "--regexp", PATTERN, TREE],
-  subject: () => runtime.runPromise(Grep.grep({ pattern: PATTERN, path: TREE, outputMode: "content" })),
-  check: (result) => {
-    const r = result as Grep.GrepResult
-    // 200 matches, or fewer when the 48KB budget fills first (minified lines are long)
-    return "matches" in r && r.matches.length > 0 && r.matches.length <= 200 && r.truncated
-      ? undefined
-      : "expected a capped list of matches"
-  }
+const timed = async (run: () => Promise<unknown>, check: (result: unknown) => boolean) => {
+  const started = performance.now()
+  const result = await run()
+  const ms = performance.now() - started
+  if (!check(result)) throw new Error(`unexpected result: ${JSON.stringify(result).slice(0, 300)}`)
+  return ms
 }
 
-const grepCount: Case = {
-  name: `Grep count "${PATTERN}" ${TREE} (headLimit 200)`,
-  target: 1.3,
-  baselineName: `rg --count ${PATTERN} ${TREE}`,
-  baseline: [...selection, ...excludeGit, "--count", "--regexp", PATTERN, TREE],
-  subject: () => runtime.runPromise(Grep.grep({ pattern: PATTERN, path: TREE, outputMode: "count" })),
-  check: (result) => {
-    const r = result as Grep.GrepResult
-    return "counts" in r && r.counts.length > 0 && r.counts.length <= 200 && r.truncated
-      ? undefined
-      : "expected a capped list of counts"
-  }
+const contentCapped = (r: unknown) => {
+  const result = r as Grep.GrepResult
+  return "matches" in result && result.matches.length === 200 && result.truncated
+}
+const grepContent = (host: Host) => host.runPromise(Grep.grep({ pattern: COMMON, outputMode: "content" }))
+const grepCount = (host: Host) => host.runPromise(Grep.grep({ pattern: COMMON, outputMode: "count" }))
+const grepNothing = (host: Host) => host.runPromise(Grep.grep({ pattern: NOTHING, outputMode: "content" }))
+const globTs = (host: Host) => host.runPromise(Glob.glob({ pattern: "**/*.ts" }))
+const countCapped = (r: unknown) =>
+  "counts" in (r as object) && (r as { counts: Array<unknown> }).counts.length === 200
+const nothing = (r: unknown) =>
+  "matches" in (r as object) && (r as { matches: Array<unknown> }).matches.length === 0
+const globCapped = (r: unknown) =>
+  (r as Glob.GlobResult).matches.length === 100 && (r as Glob.GlobResult).truncated
+
+const cases = (indexed: boolean): ReadonlyArray<Case> => {
+  const sorted = indexed ? [] : ["--sortr=modified"]
+  const oneShot = 1.5
+  return [
+    ...(indexed
+      ? [
+          {
+            name: "capped content Grep",
+            baselineName: `rg --json ${COMMON} | head -n 200`,
+            baseline: (cwd: string) => ripgrep(cwd, ["--json", COMMON], 200),
+            subject: grepContent,
+            check: contentCapped,
+            target: 3
+          }
+        ]
+      : []),
+    {
+      name: "capped content Grep",
+      baselineName: `rg --json --sortr=modified ${COMMON} | head -n 200`,
+      baseline: (cwd) => ripgrep(cwd, ["--json", "--sortr=modified", COMMON], 200),
+      subject: grepContent,
+      check: contentCapped,
+      target: indexed ? 1.0 : oneShot
+    },
+    {
+      name: "count Grep",
+      baselineName: `rg -c ${sorted.join(" ")} ${COMMON}`,
+      baseline: (cwd) => ripgrep(cwd, ["-c", ...sorted, COMMON]),
+      subject: grepCount,
+      check: countCapped,
+      target: indexed ? 1.3 : oneShot
+    },
+    {
+      name: "no-match Grep",
+      baselineName: `rg ${sorted.join(" ")} ${NOTHING}`,
+      baseline: (cwd) => ripgrep(cwd, [...sorted, NOTHING]),
+      subject: grepNothing,
+      check: nothing,
+      target: indexed ? 1.3 : oneShot
+    },
+    {
+      name: "Glob **/*.ts",
+      baselineName: `rg --files ${sorted.join(" ")} -g '*.ts'`,
+      baseline: (cwd) => ripgrep(cwd, ["--files", ...sorted, "-g", "*.ts"]),
+      subject: globTs,
+      check: globCapped,
+      target: indexed ? 1.2 : oneShot
+    }
+  ]
 }
 
-const globTs: Case = {
-  name: `Glob **/*.ts ${TREE} (mtime order, limit 100)`,
-  target: 1.5,
-  baselineName: `rg --files -g '*.ts' ${TREE}`,
-  baseline: [...selection, "--files", "--glob", "*.ts", ...excludeGit, TREE],
-  subject: () => runtime.runPromise(Glob.glob({ pattern: "**/*.ts", path: TREE })),
-  check: (result) => {
-    const r = result as Glob.GlobResult
-    return r.matches.length === 100 && r.truncated && r.matches.every((m) => m.endsWith(".ts"))
-      ? undefined
-      : "expected 100 capped .ts files"
+let missed = 0
+const report = (
+  label: string,
+  subject: ReadonlyArray<number>,
+  baseline: ReadonlyArray<number>,
+  baselineName: string,
+  target: number
+) => {
+  const ratio = median(subject) / median(baseline)
+  const ok = ratio <= target
+  if (!ok) missed++
+  console.log(
+    `${label}: ${median(subject).toFixed(1)} ms vs ${baselineName} ${median(baseline).toFixed(1)} ms — ratio ${ratio.toFixed(2)} (target <= ${target}) ${ok ? "OK" : "MISSED"}`
+  )
+}
+
+const measure = async (label: string, c: Case, host: Host, cwd: string, rounds: number) => {
+  const baseline: Array<number> = []
+  const subject: Array<number> = []
+  for (let round = 0; round < WARMUP + rounds; round++) {
+    const b = await c.baseline(cwd)
+    const s = await timed(() => c.subject(host), c.check)
+    if (round >= WARMUP) {
+      baseline.push(b)
+      subject.push(s)
+    }
   }
+  report(`${label} ${c.name}`, subject, baseline, c.baselineName, c.target)
 }
 
 const main = async () => {
-  let missed = 0
-  for (const c of [grepContent, grepCount, globTs]) {
-    const baseline: Array<number> = []
-    const subject: Array<number> = []
-    for (let round = 0; round < WARMUP + ROUNDS; round++) {
-      const base = await ripgrep(c.baseline)
-      const ours = await timed(c.subject)
-      const problem = c.check(ours.value)
-      if (problem !== undefined) throw new Error(`${c.name}: ${problem}`)
-      if (round >= WARMUP) {
-        baseline.push(base.ms)
-        subject.push(ours.ms)
-      }
-    }
-    const ratio = median(subject) / median(baseline)
-    const ok = ratio <= c.target
-    if (!ok) missed++
+  console.log(loadAverage())
+  for (const size of SIZES) {
+    const dir = path.join(base, `tree-${size}`)
+    const started = performance.now()
+    generate(dir, size)
+    console.log(`\n-- ${size} files (generated in ${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    const rounds = size >= 100_000 ? Math.max(5, Math.ceil(ROUNDS / 2)) : ROUNDS
+    const indexed = hostOf(dir, true)
+    ;(globalThis as { gc?: () => void }).gc?.()
+    const heapBefore = process.memoryUsage().heapUsed
+    const buildStarted = performance.now()
+    await indexed.runPromise(Glob.glob({ pattern: "**/*.ts" }))
+    const buildMs = performance.now() - buildStarted
+    ;(globalThis as { gc?: () => void }).gc?.()
+    const heapAfter = process.memoryUsage().heapUsed
+    const index = await indexed.runPromise(Effect.serviceOption(FileIndex.FileIndex))
+    const files = Option.isSome(index) ? index.value.sizes().reduce((sum, entry) => sum + entry.files, 0) : 0
     console.log(
-      `${c.name}: ${median(subject).toFixed(0)} ms vs baseline ${c.baselineName} ${median(baseline).toFixed(0)} ms — ratio ${ratio.toFixed(2)} (target <= ${c.target}) ${ok ? "OK" : "MISSED"}`
+      `index: ${files} files built in ${buildMs.toFixed(0)} ms (first call), heap ${((heapAfter - heapBefore) / Math.max(1, files)) | 0} bytes per file`
     )
+    for (const c of cases(true)) await measure(`[index ${size}]`, c, indexed, dir, rounds)
+    await indexed.dispose()
+    const oneShot = hostOf(dir, false)
+    for (const c of cases(false)) await measure(`[one-shot ${size}]`, c, oneShot, dir, rounds)
+    await oneShot.dispose()
+    fs.rmSync(dir, { recursive: true, force: true })
   }
-  await runtime.dispose()
-  if (missed > 0) process.exitCode = 1
+
+  // a 100-file tree: one Grep call against one ripgrep process
+  const small = path.join(base, "tree-100")
+  generate(small, 100)
+  const host = hostOf(small, true)
+  await host.runPromise(Glob.glob({ pattern: "*" }))
+  await measure(
+    "[index 100]",
+    {
+      name: "content Grep (headLimit 200)",
+      baselineName: `rg --json ${COMMON}`,
+      baseline: (cwd) => ripgrep(cwd, ["--json", COMMON]),
+      subject: grepContent,
+      check: (r) => "matches" in (r as object),
+      target: 1.5
+    },
+    host,
+    small,
+    ROUNDS * 2
+  )
+  await host.dispose()
+  console.log(loadAverage())
+  return missed
 }
 
-main().catch((error: unknown) => {
-  console.error(error)
-  process.exitCode = 1
-})
+runMain(main)

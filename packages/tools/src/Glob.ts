@@ -6,6 +6,8 @@
  * - Ignore files apply with git's semantics (`IgnoreRules`), `.git/` is never listed, hidden files
  *   are, symlinks are not followed. An explicit `path` reaches into ignored trees (`node_modules`,
  *   `dist`, the scratch directory): ignore files above it do not apply, those at or below it do.
+ * - Files come from the host's `FileIndex` when it has one (already in order: the list stops at
+ *   the cap), else from a walk of the directory.
  * - Matches are ordered by modification time, newest first, ties by path; `limit` (default
  *   `globLimit`, at most `globMaxLimit`: larger values are clamped and noticed) and the search
  *   budget (`searchMaxLines` / `searchMaxBytes`) cap them with `truncated: true`.
@@ -14,13 +16,16 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import picomatch from "./internal/picomatch.js"
 import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
+import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
+import * as Notice from "./internal/notice.js"
 import * as Input from "./internal/searchInput.js"
 import * as Order from "./internal/searchOrder.js"
 import * as Walk from "./internal/searchWalk.js"
@@ -178,64 +183,54 @@ export const glob = (
         yield* Roots.resolve(TOOL, "pattern", path.join(target.realPath, base)).pipe(
           Effect.catchTag("ToolNotFound", () => Effect.void)
         )
-      const found = yield* Effect.tryPromise({
-        try: (signal) => Walk.walk(target.realPath, pattern, Roots.displayPrefix(target), signal, guard),
-        catch: (cause) =>
-          new ToolError.ToolPatternInvalid({
-            pattern: decoded.pattern,
-            reason: cause instanceof Error ? cause.message : String(cause)
-          })
-      })
-      const dated = found
-      dated.sort(Order.newestFirst)
-
+      const index = yield* Effect.serviceOption(FileIndex.FileIndex)
+      const indexed = Option.isSome(index) ? yield* index.value.files(target.realPath) : Option.none()
+      const prefix = Roots.displayPrefix(target)
       const gate = Order.budget(limit, budgets.searchMaxLines, budgets.searchMaxBytes)
       const matches: Array<string> = []
-      for (const file of dated) {
-        if (!gate.admit(Order.renderedBytes(file.display))) break
-        matches.push(file.display)
+      let total = 0
+      if (Option.isSome(indexed)) {
+        // the index is in search order already: admit from the front, count the rest
+        const matcher = picomatch(pattern, { dot: true })
+        let open = true
+        for (const file of indexed.value) {
+          if (!matcher(file.relative)) continue
+          total++
+          if (open && gate.admit(Order.renderedBytes(prefix + file.relative)))
+            matches.push(prefix + file.relative)
+          else open = false
+        }
+      } else {
+        const found = yield* Effect.tryPromise({
+          try: (signal) => Walk.walk(target.realPath, pattern, prefix, signal, guard),
+          catch: (cause) =>
+            new ToolError.ToolPatternInvalid({
+              pattern: decoded.pattern,
+              reason: cause instanceof Error ? cause.message : String(cause)
+            })
+        })
+        found.sort(Order.newestFirst)
+        total = found.length
+        for (const file of found) {
+          if (!gate.admit(Order.renderedBytes(file.display))) break
+          matches.push(file.display)
+        }
       }
-      const truncated = matches.length < dated.length
-      const sentences: Array<string> = []
-      if (clamped) {
-        sentences.push(
-          `limit ${requested} is above the maximum ${budgets.globMaxLimit}, so it was clamped to ${budgets.globMaxLimit}.`
-        )
-      }
-      if (truncated) {
-        const stop = gate.stop()
-        const why =
-          stop === "bytes"
-            ? `the ${Input.formatBytes(budgets.searchMaxBytes)} result budget`
-            : stop === "lines"
-              ? `the ${budgets.searchMaxLines}-line result budget`
-              : `limit ${limit}`
-        const raise =
-          stop === "entries" && limit < budgets.globMaxLimit
-            ? `, raise limit (up to ${budgets.globMaxLimit})`
-            : ""
-        sentences.push(
-          `Showing the ${matches.length} newest of ${dated.length} matching files (stopped at ${why}); narrow the pattern or path${raise} to see others.`
-        )
-      }
-      if (dated.length === 0) sentences.push(`No file under ${target.display} matches ${pattern}.`)
-      const truncation: Truncation.Truncation | undefined = truncated
-        ? {
-            kept: "head",
-            keptLines: matches.length,
-            totalLines: dated.length,
-            keptBytes: gate.bytes(),
-            limitLines: Math.min(limit, budgets.searchMaxLines),
-            limitBytes: budgets.searchMaxBytes
-          }
-        : undefined
-      return {
-        matches,
-        count: matches.length,
-        truncated,
-        ...(sentences.length > 0 ? { notice: sentences.join(" ") } : {}),
-        ...(truncation !== undefined ? { truncation } : {})
-      }
+      const told = Notice.glob({
+        requestedLimit: requested,
+        limit,
+        maxLimit: budgets.globMaxLimit,
+        clamped,
+        shown: matches.length,
+        total,
+        stop: gate.stop(),
+        keptBytes: gate.bytes(),
+        maxLines: budgets.searchMaxLines,
+        maxBytes: budgets.searchMaxBytes,
+        target: target.display,
+        pattern
+      })
+      return { matches, count: matches.length, ...told }
     }),
     options?.signal
   ).pipe(Effect.withSpan("Glob.glob"))

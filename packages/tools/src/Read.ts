@@ -27,6 +27,7 @@ import * as LineIndex from "./LineIndex.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
 import * as Input from "./internal/searchInput.js"
+import * as Notice from "./internal/notice.js"
 import * as Window from "./internal/readWindow.js"
 
 const TOOL = "Read"
@@ -38,7 +39,7 @@ const TOOL = "Read"
 export const ReadInput = Schema.Struct({
   /** File to read: relative to the workspace, or absolute inside an allowed root. */
   path: Schema.String,
-  /** 1-based line to start at (default 1). */
+  /** 1-based line to start at (default 1); `-N` starts N lines before the end (the last N lines). */
   offset: Schema.optional(Schema.Number),
   /** Lines to return (default and maximum: the read window, 2000). */
   limit: Schema.optional(Schema.Number)
@@ -63,6 +64,10 @@ export const ReadResult = Schema.Struct({
   root: Schema.Literal("workspace", "scratch", "external"),
   /** The window, byte-faithful (line endings kept) except for clipped lines. */
   content: Schema.String,
+  /**
+   * The window's first line number; negative (`-N`: N lines before the end) when it was asked
+   * from the end and the file's line count is not known.
+   */
   offset: Schema.Number,
   lineCount: Schema.Number,
   /** Present only when the window reached end of file. */
@@ -177,17 +182,22 @@ const pastEnd = (shown: string, offset: number, totalLines: number) =>
  */
 export const read = (
   input: unknown
-): Effect.Effect<ReadResult, ReadError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
+): Effect.Effect<
+  ReadResult,
+  ReadError,
+  Budgets.Budgets | Workspace | Scratch.Scratch | LineIndex.LineIndex
+> =>
   Effect.gen(function* () {
     const decoded = yield* Input.decode(TOOL, ReadInput, input)
     const budgets = yield* Budgets.Budgets
-    const offset =
-      (yield* Input.positiveInteger(
-        TOOL,
-        "offset",
-        decoded.offset,
-        "offset is the 1-based line number to start at (1 is the first line)"
-      )) ?? 1
+    const requestedOffset = decoded.offset ?? 1
+    if (!Number.isSafeInteger(requestedOffset) || requestedOffset === 0) {
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field: "offset",
+        reason: `${String(requestedOffset)} is not allowed: offset is the 1-based line number to start at (1 is the first line), or -N for the last N lines`
+      })
+    }
     const limit = yield* Input.positiveInteger(
       TOOL,
       "limit",
@@ -235,33 +245,59 @@ export const read = (
         }
 
         const key = target.realPath
-        const known = LineIndex.totalLines(key, identity)
+        const lineIndex = yield* LineIndex.LineIndex
+        const known = lineIndex.totalLines(key, identity)
+        // from the end: a known line count turns it into a line number, else find it backwards
+        let offset = requestedOffset
+        let fromEnd: { readonly start: number } | undefined
+        if (requestedOffset < 0) {
+          if (known !== undefined) offset = Math.max(1, known + requestedOffset + 1)
+          else {
+            const last = yield* attempt(shown, decoded.path, (signal) =>
+              Window.lastLines(fd, size, -requestedOffset, signal)
+            )
+            if (last.fromStart) {
+              offset = 1
+              if (last.totalLines !== undefined) lineIndex.recordTotal(key, identity, last.totalLines)
+            } else fromEnd = { start: last.byte }
+          }
+        }
         if (known !== undefined && offset > Math.max(known, 1)) return yield* pastEnd(shown, offset, known)
 
+        // a window found from the end is numbered from 1 internally; its real numbers are unknown
         const outcome = yield* attempt(shown, decoded.path, (signal) =>
           Window.scan({
             fd,
             size,
-            from: LineIndex.seek(key, identity, offset),
-            offset,
+            from:
+              fromEnd !== undefined
+                ? { line: 1, byte: fromEnd.start }
+                : lineIndex.seek(key, identity, offset),
+            offset: fromEnd !== undefined ? 1 : offset,
             maxLines,
             maxBytes: budgets.searchMaxBytes,
             maxLineChars: budgets.maxLineChars,
-            onCheckpoint: (checkpoint) => LineIndex.record(key, identity, checkpoint),
+            onCheckpoint: (checkpoint) => {
+              if (fromEnd === undefined) lineIndex.record(key, identity, checkpoint)
+            },
             signal
           })
         )
 
         if (outcome.kind === "PastEnd") {
-          LineIndex.recordTotal(key, identity, outcome.totalLines)
+          lineIndex.recordTotal(key, identity, outcome.totalLines)
           return yield* pastEnd(shown, offset, outcome.totalLines)
         }
-        if (outcome.atEof) LineIndex.recordTotal(key, identity, outcome.next.line - 1)
-        else LineIndex.record(key, identity, outcome.next)
+        if (fromEnd === undefined) {
+          if (outcome.atEof) lineIndex.recordTotal(key, identity, outcome.next.line - 1)
+          else lineIndex.record(key, identity, outcome.next)
+        }
         return buildResult({
           shown,
+          shellPath: target.root.kind === "workspace" ? target.display : target.realPath,
           root: target.root.kind,
-          offset,
+          offset: fromEnd !== undefined ? requestedOffset : offset,
+          offsetKnown: fromEnd === undefined,
           size,
           maxLines,
           maxBytes: budgets.searchMaxBytes,
@@ -276,8 +312,10 @@ export const read = (
 
 interface BuildInput {
   readonly shown: string
+  readonly shellPath: string
   readonly root: Roots.RootKind
   readonly offset: number
+  readonly offsetKnown: boolean
   readonly size: number
   readonly maxLines: number
   readonly maxBytes: number
@@ -289,60 +327,41 @@ interface BuildInput {
 
 const buildResult = (b: BuildInput): ReadResult => {
   const w = b.window
-  const lastLine = b.offset + w.lineCount - 1
-  const truncated = !w.atEof || w.clippedLines > 0
-  const sentences: Array<string> = []
-  if (b.clampedTo !== undefined) {
-    sentences.push(
-      `limit ${b.requestedLimit} is above the ${b.clampedTo}-line read window, so it was clamped to ${b.clampedTo}.`
-    )
-  }
-  if (w.singleLineBytes !== undefined) {
-    sentences.push(
-      `Line ${b.offset} alone is larger than the ${Input.formatBytes(b.maxBytes)} result budget: showing its first ${w.contentBytes} bytes of ${w.singleLineBytes}.`
-    )
-  }
-  if (!w.atEof) {
-    const range = w.lineCount === 1 ? `line ${b.offset}` : `lines ${b.offset}-${lastLine}`
-    const why =
-      w.stoppedBy === "bytes"
-        ? ` (the ${Input.formatBytes(b.maxBytes)} result budget is full)`
-        : b.requestedLimit !== undefined && b.clampedTo === undefined
-          ? ""
-          : ` (the ${b.maxLines}-line read window is full)`
-    sentences.push(`Showing ${range}${why}; the file continues: Read with offset ${w.next.line} to see more.`)
-  }
-  if (w.clippedLines > 0) {
-    const which =
-      w.clippedLines === 1 ? `line ${w.firstClippedLine}` : `the first at line ${w.firstClippedLine}`
-    sentences.push(
-      `${Input.plural(w.clippedLines, "line")} longer than ${b.maxLineChars} characters ${w.clippedLines === 1 ? "was" : "were"} clipped (${which}); Grep the file to search the clipped text.`
-    )
-  }
-  const truncation: Truncation.Truncation | undefined = truncated
-    ? {
-        kept: "head",
-        keptLines: w.lineCount,
-        ...(w.atEof ? { totalLines: lastLine } : {}),
-        keptBytes: w.contentBytes,
-        totalBytes: b.size,
-        limitLines: b.maxLines,
-        limitBytes: b.maxBytes,
-        ...(w.singleLineBytes !== undefined ? { singleLineBytes: w.singleLineBytes } : {}),
-        ...(w.clippedLines > 0 ? { clippedLines: w.clippedLines } : {}),
-        ...(!w.atEof ? { nextOffset: w.next.line } : {})
-      }
-    : undefined
+  // lines of a window found from the end count up towards 0: -N, -N+1, ...
+  const nextOffset = b.offsetKnown ? w.next.line : b.offset + w.lineCount
+  const told = Notice.read({
+    offset: b.offset,
+    offsetKnown: b.offsetKnown,
+    lineCount: w.lineCount,
+    atEof: w.atEof,
+    stoppedBy: w.stoppedBy,
+    nextOffset,
+    maxLines: b.maxLines,
+    maxBytes: b.maxBytes,
+    maxLineChars: b.maxLineChars,
+    requestedLimit: b.requestedLimit,
+    clampedTo: b.clampedTo,
+    singleLineBytes: w.singleLineBytes,
+    contentBytes: w.contentBytes,
+    clippedLines: w.clippedLines,
+    firstClip:
+      w.firstClippedLine !== undefined && w.firstClippedByte !== undefined
+        ? {
+            shellPath: b.shellPath,
+            line: b.offsetKnown ? w.firstClippedLine : b.offset + w.firstClippedLine - 1,
+            byte: w.firstClippedByte
+          }
+        : undefined,
+    fileBytes: b.size
+  })
   return {
     path: b.shown,
     root: b.root,
     content: w.content,
     offset: b.offset,
     lineCount: w.lineCount,
-    ...(w.atEof ? { totalLines: lastLine } : {}),
+    ...(w.atEof && b.offsetKnown ? { totalLines: b.offset + w.lineCount - 1 } : {}),
     fileBytes: b.size,
-    truncated,
-    ...(sentences.length > 0 ? { notice: sentences.join(" ") } : {}),
-    ...(truncation !== undefined ? { truncation } : {})
+    ...told
   }
 }

@@ -21,6 +21,10 @@ export * as Binary from "./Binary.js"
 /**
  * @since 0.1.0
  */
+export * as FileIndex from "./FileIndex.js"
+/**
+ * @since 0.1.0
+ */
 export * as Glob from "./Glob.js"
 /**
  * @since 0.1.0

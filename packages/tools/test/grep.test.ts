@@ -11,7 +11,6 @@ import * as path from "node:path"
 import { Utf8 } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Grep } from "@toolcap/tools"
-import * as Rg from "../src/internal/searchRipgrep.js"
 import {
   attempt,
   leftOf,
@@ -24,6 +23,7 @@ import {
   sortedCopy,
   writeTree
 } from "./readFixtures.js"
+import * as Rg from "../src/internal/searchRipgrep.js"
 
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1)
 
@@ -518,28 +518,53 @@ describe("Grep on very long lines", () => {
       )
       assert.strictEqual(result.matches[0]!.text, [...long].slice(0, 2000).join(""))
       assert.strictEqual(result.truncation?.clippedLines, 1)
+      // the notice names a command that shows what the clip left out
+      const command = /`(tail -c [^`]+)`/.exec(result.notice ?? "")?.[1]
+      assert.isDefined(command, result.notice)
+      const shown = spawnSync("sh", ["-c", command!], { cwd: env.workspace, maxBuffer: 1 << 20 }).stdout
+      assert.isTrue(shown.equals(Buffer.from([...long].slice(2000).join("")).subarray(0, 48 * 1024)))
     })
   )
 
-  it("the two kept ends of an oversized record give path, line and the start of the text", () => {
-    const record = JSON.stringify({
-      type: "match",
-      data: {
-        path: { text: 'dir/a "b".js' },
-        lines: { text: `😀\\"${"y".repeat(5000)}\n` },
-        line_number: 42,
-        absolute_offset: 7,
-        submatches: [{ match: { text: "y" }, start: 0, end: 1 }]
-      }
-    })
-    const bytes = Buffer.from(record)
-    for (const cut of [10, 11, 12, 13, 14, 100]) {
-      const found = Rg.oversizedLine(bytes.subarray(0, 80 + cut), bytes.subarray(bytes.length - 200), 3)
-      assert.strictEqual(found?.path, 'dir/a "b".js')
-      assert.strictEqual(found?.line, 42)
-      assert.isTrue(found?.isMatch)
-      assert.isTrue(`😀\\"${"y".repeat(5000)}`.startsWith(found?.text ?? "-"), found?.text)
-      assert.strictEqual(Utf8.decode(Utf8.encode(found!.text)), found!.text)
-    }
-  })
+  it.scopedLive(
+    "a 1 GiB single line is searched in every mode: no TOOL_SPAWN_FAILED, a 2000-character view",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        const file = path.join(env.workspace, "huge.txt")
+        const fd = fs.openSync(file, "w")
+        const block = Buffer.alloc(16 * 1024 * 1024, "a")
+        fs.writeSync(fd, "needle ")
+        for (let k = 0; k < 64; k++) fs.writeSync(fd, block)
+        fs.writeSync(fd, " needle\n")
+        fs.closeSync(fd)
+        const files = asFiles(
+          rightOf(yield* grep({ pattern: "needle", path: "huge.txt" }).pipe(Effect.provide(env.context)))
+        )
+        assert.deepStrictEqual(files.files, ["huge.txt"])
+        const counts = asCounts(
+          rightOf(
+            yield* grep({ pattern: "needle", path: "huge.txt", outputMode: "count" }).pipe(
+              Effect.provide(env.context)
+            )
+          )
+        )
+        assert.deepStrictEqual(counts.counts, [{ path: "huge.txt", count: 1 }])
+        const content = asContent(
+          rightOf(
+            yield* grep({ pattern: "needle", path: "huge.txt", outputMode: "content" }).pipe(
+              Effect.provide(env.context)
+            )
+          )
+        )
+        assert.deepStrictEqual(
+          content.matches.map((m) => [m.line, m.text.length]),
+          [[1, 2000]]
+        )
+        assert.strictEqual(content.matches[0]!.text, `needle ${"a".repeat(1993)}`)
+        assert.strictEqual(content.truncation?.clippedLines, 1)
+        fs.rmSync(file)
+      }),
+    120_000
+  )
 })

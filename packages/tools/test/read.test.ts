@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
@@ -178,7 +179,7 @@ describe("Read windows", () => {
   it.scopedLive("the next page of an unchanged file seeks from the index; a change drops the entry", () =>
     Effect.gen(function* () {
       const env = yield* searchEnv()
-      LineIndex.clear()
+      const lineIndex = Context.get(env.context, LineIndex.LineIndex)
       const file = path.join(env.workspace, "indexed.txt")
       writeTree(env.workspace, { "indexed.txt": numbered(1, 5000) })
       const page = rightOf(
@@ -195,10 +196,10 @@ describe("Read windows", () => {
           ctimeNs: stats.ctimeNs
         }
       }
-      const known = LineIndex.seek(file, identityOf(), next)
+      const known = lineIndex.seek(file, identityOf(), next)
       assert.deepStrictEqual(known, { line: next, byte: Buffer.byteLength(numbered(1, next - 1)) })
       fs.appendFileSync(file, "5001\n")
-      assert.deepStrictEqual(LineIndex.seek(file, identityOf(), next), { line: 1, byte: 0 })
+      assert.deepStrictEqual(lineIndex.seek(file, identityOf(), next), { line: 1, byte: 0 })
       const after = rightOf(
         yield* read({ path: "indexed.txt", offset: 4990 }).pipe(Effect.provide(env.context))
       )
@@ -211,7 +212,6 @@ describe("Read windows", () => {
     Effect.gen(function* () {
       const env = yield* searchEnv()
       writeTree(env.workspace, { "n.txt": numbered(1, 30_000) })
-      LineIndex.clear()
       const fresh = rightOf(
         yield* read({ path: "n.txt", offset: 25_000, limit: 7 }).pipe(Effect.provide(env.context))
       )
@@ -235,7 +235,7 @@ describe("Read refusals", () => {
       writeTree(env.workspace, { "f.txt": numbered(1, 3) })
       const cases: Array<[unknown, string, string]> = [
         [{ path: "f.txt", offset: 0 }, "offset", "1-based"],
-        [{ path: "f.txt", offset: -4 }, "offset", "1-based"],
+        [{ path: "f.txt", offset: -1.5 }, "offset", "-N for the last N lines"],
         [{ path: "f.txt", offset: 1.5 }, "offset", "1-based"],
         [{ path: "f.txt", offset: 4 }, "offset", "has 3 lines"],
         [{ path: "f.txt", offset: 999_999_999 }, "offset", "has 3 lines"],
@@ -439,5 +439,89 @@ describe("Read laws", () => {
         if (!want.atEof) assert.strictEqual(result.truncation?.nextOffset, offset + want.lineCount)
       }),
     { fastCheck: { numRuns: 60 } }
+  )
+})
+
+/** `tail -n count FILE`, byte for byte. */
+const tailOf = (file: string, count: number): Buffer => {
+  const result = spawnSync("tail", ["-n", String(count), file])
+  if (result.status !== 0) throw new Error(`tail failed: ${String(result.stderr)}`)
+  return result.stdout
+}
+
+describe("Read from the end", () => {
+  it.scopedLive.prop(
+    "offset -N equals tail -n N byte for byte (CRLF, multibyte, no final newline)",
+    [textArbitrary, FastCheck.integer({ min: 1, max: 80 })],
+    ([text, count]) =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        writeTree(env.workspace, { "t.txt": text })
+        const result = rightOf(
+          yield* read({ path: "t.txt", offset: -count }).pipe(Effect.provide(env.context))
+        )
+        assert.isTrue(Buffer.from(result.content).equals(tailOf(path.join(env.workspace, "t.txt"), count)))
+        const total = oracle(text, 1, 1e9, 1e9, 1e9).total
+        if (count >= total) {
+          // the backward read reached line 1: the numbers are known
+          assert.strictEqual(result.offset, 1)
+          assert.strictEqual(result.totalLines, total)
+        } else {
+          assert.strictEqual(result.offset, -count)
+          assert.strictEqual(result.totalLines, undefined)
+          assert.include(result.notice, "line numbers are unknown")
+        }
+      }),
+    { fastCheck: { numRuns: 40 } }
+  )
+
+  it.scopedLive(
+    "a multibyte character at the window's edge, and the numbers once the line count is known",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        const text = "first\r\n€uro\r\n😀 start\nmiddle é\n\n🎉 last without newline"
+        writeTree(env.workspace, { "m.txt": text })
+        const file = path.join(env.workspace, "m.txt")
+        for (const count of [1, 2, 3, 4, 5]) {
+          const result = rightOf(
+            yield* read({ path: "m.txt", offset: -count }).pipe(Effect.provide(env.context))
+          )
+          assert.isTrue(Buffer.from(result.content).equals(tailOf(file, count)), `tail -n ${count}`)
+        }
+        // a full read learns the line count: from then on a window from the end has real numbers
+        rightOf(yield* read({ path: "m.txt" }).pipe(Effect.provide(env.context)))
+        const known = rightOf(yield* read({ path: "m.txt", offset: -2 }).pipe(Effect.provide(env.context)))
+        assert.strictEqual(known.offset, 5)
+        assert.strictEqual(known.totalLines, 6)
+        assert.strictEqual(known.content, "\n🎉 last without newline")
+      })
+  )
+
+  it.scopedLive("pages from the end keep the budgets and name the next negative offset", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv({ readWindowLines: 10, searchMaxLines: 10 })
+      writeTree(env.workspace, { "n.txt": numbered(1, 100) })
+      const first = rightOf(yield* read({ path: "n.txt", offset: -25 }).pipe(Effect.provide(env.context)))
+      assert.strictEqual(first.content, numbered(76, 85))
+      assert.strictEqual(first.offset, -25)
+      assert.strictEqual(first.truncation?.nextOffset, -15)
+      const next = rightOf(yield* read({ path: "n.txt", offset: -15 }).pipe(Effect.provide(env.context)))
+      assert.strictEqual(next.content, numbered(86, 95))
+    })
+  )
+
+  it.scopedLive("a clipped line's notice names a Bash command that shows the rest of it", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv()
+      const long = `${"é".repeat(1999)}😀${"tail part ".repeat(600)}`
+      writeTree(env.workspace, { "dir with space/l.txt": `short\n${long}\nafter\n` })
+      const result = rightOf(yield* read({ path: "dir with space/l.txt" }).pipe(Effect.provide(env.context)))
+      const command = /`(tail -c [^`]+)`/.exec(result.notice ?? "")?.[1]
+      assert.isDefined(command, result.notice)
+      const shown = spawnSync("sh", ["-c", command!], { cwd: env.workspace }).stdout
+      const rest = Buffer.from([...long].slice(2000).join("") + "\nafter\n")
+      assert.isTrue(shown.equals(rest.subarray(0, Math.min(rest.length, 48 * 1024))))
+    })
   )
 })

@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { rgPath } from "@vscode/ripgrep"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Workspace } from "@toolcap/tools"
+import { FileIndex, LineIndex, Workspace } from "@toolcap/tools"
 
 export const tempDir = (prefix: string) =>
   Effect.acquireRelease(
@@ -23,7 +23,7 @@ export const tempDir = (prefix: string) =>
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-export type Env = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace
+export type Env = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | LineIndex.LineIndex
 
 export interface SearchEnv {
   readonly workspace: string
@@ -41,7 +41,10 @@ export interface SearchEnv {
 export const SESSION_ID = "search-session"
 
 /** A real workspace, scratch, approved external root and an unapproved dir, all temporary. */
-export const searchEnv = (overrides: Partial<Record<Budgets.BudgetField, number>> = {}) =>
+export const searchEnv = (
+  overrides: Partial<Record<Budgets.BudgetField, number>> = {},
+  options: { readonly fileIndex?: boolean } = {}
+) =>
   Effect.gen(function* () {
     const workspace = yield* tempDir("toolcap-ws-")
     const dataDir = yield* tempDir("toolcap-data-")
@@ -51,6 +54,8 @@ export const searchEnv = (overrides: Partial<Record<Budgets.BudgetField, number>
     const layer = Layer.mergeAll(
       budgets,
       Workspace.layer({ root: workspace, approvedExternalRoots: [external] }).pipe(Layer.orDie),
+      LineIndex.layer(),
+      options.fileIndex === true ? FileIndex.layer() : Layer.empty,
       Scratch.layer({ dataDir, sessionId: SESSION_ID }).pipe(
         Layer.provide(Layer.mergeAll(NodeFileSystem.layer, budgets)),
         Layer.orDie

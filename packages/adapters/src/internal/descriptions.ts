@@ -21,9 +21,9 @@ const pathScope =
 export const read = (b: Budgets.BudgetsValue): string =>
   [
     "Reads a text file and returns one window of it, byte-faithful: `content` has no line numbers and no markers, so text copied out of it matches the file exactly.",
-    `Parameters: \`path\` (required; inside the workspace, the session scratch directory, or a host-approved external root), \`offset\` (1-based first line, default 1), \`limit\` (number of lines, default and maximum ${b.readWindowLines}; larger values are clamped).`,
+    `Parameters: \`path\` (required; inside the workspace, the session scratch directory, or a host-approved external root), \`offset\` (1-based first line, default 1; \`-N\` starts N lines before the end, e.g. \`-${b.readWindowLines}\` for the last ${b.readWindowLines} lines of a log, found by reading backwards from the end), \`limit\` (number of lines, default and maximum ${b.readWindowLines}; larger values are clamped).`,
     `A window stops at \`limit\`, at ${b.searchMaxLines} lines or at ${kb(b.searchMaxBytes)}, whichever comes first; any line longer than ${b.maxLineChars} characters is clipped and counted in \`notice\`.`,
-    "Files of any size are paginated, never refused: when `truncated` is true, `notice` names the next `offset` to ask for. `totalLines` is present once the window reached the end of the file.",
+    "Files of any size are paginated, never refused: when `truncated` is true, `notice` names the next `offset` to ask for. `totalLines` is present once the window reached the end of the file. A window read from the end reports `offset` as the real first line number when the file's line count is known, else as the negative offset (its line numbers are unknown without counting the whole file).",
     "Binary files are refused with TOOL_BINARY_CONTENT; a directory gives TOOL_IS_DIRECTORY (use Glob to list it)."
   ].join("\n")
 
@@ -59,7 +59,7 @@ export const bash = (b: Budgets.BudgetsValue): string =>
 export const parameters = (b: Budgets.BudgetsValue): Record<string, Record<string, string>> => ({
   Read: {
     path: "File to read: inside the workspace (relative or absolute), the session scratch directory, or a host-approved external root.",
-    offset: "1-based line number to start at (default 1). Use the next offset a previous notice named.",
+    offset: `1-based line number to start at (default 1), or -N to start N lines before the end (-${b.readWindowLines}: the last ${b.readWindowLines} lines). Use the next offset a previous notice named.`,
     limit: `Number of lines (default and maximum ${b.readWindowLines}).`
   },
   Glob: {

@@ -60,6 +60,8 @@ export interface Window {
   readonly clippedLines: number
   /** Line number of the first clipped line. */
   readonly firstClippedLine: number | undefined
+  /** 0-based file offset of the first byte the first clip left out. */
+  readonly firstClippedByte: number | undefined
   /** What ended the window. */
   readonly stoppedBy: "eof" | "lines" | "bytes"
   /** Whether the window reached end of file. */
@@ -146,6 +148,7 @@ const collect = async (options: ScanOptions, start: LineIndex.Checkpoint): Promi
   let lineCount = 0
   let clippedLines = 0
   let firstClippedLine: number | undefined
+  let firstClippedByte: number | undefined
   let singleLineBytes: number | undefined
   let stoppedBy: Window["stoppedBy"] | undefined
 
@@ -194,7 +197,12 @@ const collect = async (options: ScanOptions, start: LineIndex.Checkpoint): Promi
     lineCount++
     if (clipped) {
       clippedLines++
-      firstClippedLine ??= lineNumber
+      if (firstClippedLine === undefined) {
+        firstClippedLine = lineNumber
+        const ending =
+          singleLineBytes !== undefined || !endsWithNewline ? 0 : lastByte === CARRIAGE_RETURN ? 2 : 1
+        firstClippedByte = lineStart + piece.length - ending
+      }
     }
     lineStart += lineBytes
     keptBytes = 0
@@ -278,6 +286,7 @@ const collect = async (options: ScanOptions, start: LineIndex.Checkpoint): Promi
     lineCount,
     clippedLines,
     firstClippedLine,
+    firstClippedByte,
     stoppedBy: stoppedBy,
     atEof: stoppedBy === "eof" || lineStart >= options.size,
     next,
@@ -297,4 +306,62 @@ export const scan = async (options: ScanOptions): Promise<Window | PastEnd> => {
   if (start.byte >= options.size && options.offset > 1)
     return { kind: "PastEnd", totalLines: options.offset - 1 }
   return collect(options, start)
+}
+
+/** Backward read size: a page of log lines is usually found in the last chunk or two. */
+const BACKWARD_CHUNK_BYTES = 64 * 1024
+
+/** Chunks read backwards between two turns of the event loop (a clipped line of gigabytes). */
+const BACKWARD_CHUNKS_PER_TURN = 256
+
+export interface LastLines {
+  /** Byte where the first of the last `count` lines starts. */
+  readonly byte: number
+  /** True when the file has `count` lines or fewer: the window starts at line 1. */
+  readonly fromStart: boolean
+  /** The file's line count, when `fromStart`. */
+  readonly totalLines: number | undefined
+}
+
+/**
+ * Finds where the last `count` lines of a file begin, reading backwards from the end in fixed
+ * chunks (memory does not depend on file or line size). A final line without `\n` is a line, as
+ * `tail -n` counts it.
+ */
+export const lastLines = async (
+  fd: number,
+  size: number,
+  count: number,
+  signal: AbortSignal
+): Promise<LastLines> => {
+  const chunk = Buffer.allocUnsafe(BACKWARD_CHUNK_BYTES)
+  // the newline that ends the last line does not start a line
+  let end = size
+  if (size > 0) {
+    fs.readSync(fd, chunk, 0, 1, size - 1)
+    if (chunk[0] === NEWLINE) end = size - 1
+  }
+  let found = 0
+  let position = end
+  for (let chunks = 0; position > 0; chunks++) {
+    if (chunks > 0 && chunks % BACKWARD_CHUNKS_PER_TURN === 0) {
+      await new Promise((resume) => setImmediate(resume))
+      checkAborted(signal)
+    }
+    const length = Math.min(BACKWARD_CHUNK_BYTES, position)
+    const start = position - length
+    const read = fs.readSync(fd, chunk, 0, length, start)
+    const view = chunk.subarray(0, read)
+    for (
+      let at = view.lastIndexOf(NEWLINE);
+      at !== -1;
+      at = at === 0 ? -1 : view.lastIndexOf(NEWLINE, at - 1)
+    ) {
+      found++
+      if (found === count) return { byte: start + at + 1, fromStart: false, totalLines: undefined }
+    }
+    position = start
+  }
+  // fewer newlines than lines asked for: the window starts at line 1
+  return { byte: 0, fromStart: true, totalLines: size === 0 ? 0 : found + 1 }
 }

@@ -83,9 +83,4 @@ export const nonNegativeInteger = (
         new ToolError.ToolInvalidInput({ tool, field, reason: `${String(value)} is not allowed: ${hint}` })
       )
 
-/** How a byte limit reads in prose: `48KB` when it is a whole number of KB. */
-export const formatBytes = (bytes: number): string =>
-  bytes % 1024 === 0 ? `${bytes / 1024}KB` : `${bytes} bytes`
-
-/** `1 line` / `3 lines`. */
-export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`
+export { formatBytes, plural } from "./notice.js"

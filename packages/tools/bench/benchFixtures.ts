@@ -1,0 +1,39 @@
+// Shared by the benches: a temp dir removed at exit (also on Ctrl-C), and the median.
+import * as Arr from "effect/Array"
+import * as Order from "effect/Order"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+/** A new temp dir, removed when the process exits or is interrupted. */
+export const tempDirRemovedOnExit = (prefix: string): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const cleanup = () => fs.rmSync(dir, { recursive: true, force: true })
+  process.once("exit", cleanup)
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      cleanup()
+      process.exit(130)
+    })
+  }
+  return dir
+}
+
+export const median = (values: ReadonlyArray<number>): number =>
+  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
+
+/** `/proc/loadavg`, printed beside every figure: other work on the machine shows in it. */
+export const loadAverage = (): string => `load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`
+
+/** Runs a bench's main; a throw or a missed target (`missed > 0`) exits 1. */
+export const runMain = (main: () => Promise<number>): void => {
+  main().then(
+    (missed) => {
+      if (missed > 0) process.exitCode = 1
+    },
+    (error: unknown) => {
+      console.error(error)
+      process.exitCode = 1
+    }
+  )
+}

@@ -1,0 +1,363 @@
+/**
+ * Grep's search: the ordered candidates go to ripgrep in batches, newest first, until one entry
+ * past the cap has been seen; each batch is one ripgrep process that prints only what the mode
+ * returns (`searchRecords`). The first run also validates the pattern: ripgrep refuses a bad one
+ * before searching, with its reason on stderr.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { type Budgets, LineClip, ToolError, type Truncation, Utf8 } from "@toolcap/limits"
+import * as Binary from "../Binary.js"
+import * as Notice from "./notice.js"
+import * as Order from "./searchOrder.js"
+import type { Candidate, Candidates } from "./searchList.js"
+import * as Records from "./searchRecords.js"
+import * as Rg from "./searchRipgrep.js"
+
+export type Mode = Records.Mode
+
+/**
+ * Files per ripgrep run, first and at most. The first run is small so a common pattern answers
+ * from the newest files at once; each next run is four times larger (so a rare pattern costs a
+ * few extra process starts, not one per file), up to a size where start-up cost no longer shows.
+ */
+const FIRST_BATCH_FILES = 32
+/**
+ * In the files and count modes an entry is a whole file, and about half the files of a tree hit
+ * a common pattern: the first run there takes this many files per entry wanted.
+ */
+const FIRST_BATCH_FILES_PER_ENTRY = 2
+const BATCH_GROWTH = 4
+/**
+ * After a run, the next one is sized from the entries found per file so far: enough files for
+ * the entries still wanted, with this much to spare (never more than BATCH_GROWTH times the last).
+ */
+const BATCH_SPARE = 1.5
+const MAX_BATCH_FILES = 65_536
+/**
+ * Candidates known to be this few are searched in one run: one process over a few hundred files
+ * costs less than a second process start (about 10 ms from a Node host), and one run is also the
+ * pattern's validation. Larger trees start with a small batch, since a common pattern is answered
+ * by the newest files alone and everything else a run prints is parsed for nothing.
+ */
+export const ONE_RUN_FILES = 512
+/**
+ * Path bytes per run, well inside Linux's 2 MiB argument space (shared with the environment); at
+ * typical path lengths this is the bound that applies, not MAX_BATCH_FILES.
+ */
+const MAX_BATCH_ARGUMENT_BYTES = 1024 * 1024
+/**
+ * Entry bytes one run may hold before its order is known, in multiples of the result budget. Past
+ * it, the files too old to be shown are dropped (and their later output ignored), so memory
+ * stays bounded however dense the matches are.
+ */
+const BATCH_RETENTION_BUDGETS = 8
+
+/**
+ * The size of the next run, from the yield of the files searched so far. Nothing found yet means
+ * a rare pattern: the rest goes in as few runs as the argument space allows, since every extra
+ * run is a process start and the newest files have already been searched first.
+ */
+const nextBatchSize = (last: number, searched: number, found: number, wanted: number): number => {
+  if (found === 0) return MAX_BATCH_FILES
+  const grown = Math.min(MAX_BATCH_FILES, last * BATCH_GROWTH)
+  if (wanted <= 0) return grown
+  const estimate = Math.ceil((wanted / (found / searched)) * BATCH_SPARE)
+  return Math.max(FIRST_BATCH_FILES, Math.min(grown, estimate))
+}
+
+interface Line {
+  readonly line: number
+  readonly text: string
+  readonly context: boolean
+  readonly clipped: boolean
+  /** File offset of the first byte a clip left out. */
+  readonly clipByte: number
+  readonly size: number
+}
+
+interface FileHits {
+  /** Content mode: lines in file order (bounded). */
+  readonly lines: Array<Line>
+  bytes: number
+  /** Count and files modes: matching lines, or 1 for "has a match". */
+  matchedLines: number
+}
+
+export interface CollectInput {
+  readonly rg: string
+  readonly cwd: string
+  readonly mode: Mode
+  readonly candidates: Candidates
+  readonly flags: ReadonlyArray<string>
+  readonly stdin: string | undefined
+  readonly pattern: string
+  readonly headLimit: number
+  readonly budgets: Budgets.BudgetsValue
+  readonly contextClamped: boolean
+}
+
+export interface GrepEntry {
+  readonly path: string
+  readonly line: number
+  readonly text: string
+  readonly context?: true
+}
+
+export interface Collected {
+  readonly mode: Mode
+  readonly matches: Array<GrepEntry>
+  readonly files: Array<string>
+  readonly counts: Array<{ path: string; count: number }>
+  readonly matchCount: number
+  readonly matchFiles: number
+  readonly truncated: boolean
+  readonly notice?: string
+  readonly truncation?: Truncation.Truncation
+}
+
+/** The next files for one ripgrep run: at most `size`, within the argument space. */
+const takeBatch = (candidates: Candidates, from: number, size: number): Array<Candidate> => {
+  const batch: Array<Candidate> = []
+  let argumentBytes = 0
+  for (let at = from; batch.length < size; at++) {
+    const candidate = candidates.at(at)
+    if (candidate === undefined) break
+    argumentBytes += Buffer.byteLength(candidate.relative) + 1
+    if (batch.length > 0 && argumentBytes > MAX_BATCH_ARGUMENT_BYTES) break
+    batch.push(candidate)
+  }
+  return batch
+}
+
+const isBinary = (candidate: Candidate, budgets: Budgets.BudgetsValue): boolean =>
+  Option.isSome(
+    Binary.detectSync(candidate.absolute, budgets.binarySniffBytes, budgets.binaryNonPrintableRatio)
+  )
+
+/** The flags that make ripgrep print only what `mode` returns. */
+export const modeFlags = (mode: Mode, maxLineChars: number): ReadonlyArray<string> =>
+  mode === "filesWithMatches"
+    ? ["--files-with-matches", "--null"]
+    : mode === "count"
+      ? ["--count", "--with-filename", "--null"]
+      : [
+          "--with-filename",
+          "--null",
+          "--line-number",
+          "--byte-offset",
+          "--no-heading",
+          "--no-context-separator",
+          "--color=never",
+          `--max-columns=${maxColumns(maxLineChars)}`,
+          "--max-columns-preview"
+        ]
+
+/**
+ * ripgrep's column limit counts bytes: a UTF-8 code point takes at most 4, so this many bytes
+ * (cut by ripgrep at a character boundary) always hold the first `maxLineChars` code points, and
+ * a line printed whole is at most this long. The clip itself is applied here, exactly.
+ */
+export const maxColumns = (maxLineChars: number): number => 4 * maxLineChars + 4
+
+/** Searches the ordered candidates batch by batch until the cap, and assembles the result. */
+export const collect = (c: CollectInput) =>
+  Effect.gen(function* () {
+    const { budgets, mode } = c
+    const gate = Order.budget(c.headLimit, budgets.searchMaxLines, budgets.searchMaxBytes)
+    const entryCap = Math.min(c.headLimit, budgets.searchMaxLines)
+    const matches: Array<GrepEntry> = []
+    const files: Array<string> = []
+    const counts: Array<{ path: string; count: number }> = []
+    let matchCount = 0
+    const matchFiles = new Set<string>()
+    let clippedLines = 0
+    let firstClip: Notice.ClipContinuation | undefined
+    let leftOver = false
+    let next = 0
+    const total = c.candidates.total
+    let batchSize =
+      total !== undefined && total <= ONE_RUN_FILES
+        ? ONE_RUN_FILES
+        : mode === "content"
+          ? FIRST_BATCH_FILES
+          : Math.max(FIRST_BATCH_FILES, entryCap * FIRST_BATCH_FILES_PER_ENTRY)
+
+    if (c.candidates.at(0) === undefined) {
+      // nothing to search: one run on empty input still tells whether the pattern is valid
+      yield* runBatch(c, [], 0, 0)
+    }
+    // the search goes on past a full result only until one more entry shows it was capped
+    while (c.candidates.at(next) !== undefined && !leftOver) {
+      const batch = takeBatch(c.candidates, next, batchSize)
+      const hits = yield* runBatch(
+        c,
+        batch,
+        Math.max(0, entryCap - gate.entries()),
+        Math.max(0, budgets.searchMaxBytes - gate.bytes())
+      )
+      for (const candidate of batch) {
+        const found = hits.get(candidate.relative)
+        if (found === undefined || (found.matchedLines === 0 && found.lines.length === 0)) continue
+        // the files Read refuses are skipped silently (spec §6.3)
+        if (isBinary(candidate, budgets)) continue
+        if (gate.full()) {
+          leftOver = true
+          break
+        }
+        if (mode === "filesWithMatches") {
+          if (!gate.admit(Order.renderedBytes(candidate.display))) leftOver = true
+          else files.push(candidate.display)
+        } else if (mode === "count") {
+          const entry = { path: candidate.display, count: found.matchedLines }
+          if (!gate.admit(Order.renderedBytes(`${entry.path}:${entry.count}`))) leftOver = true
+          else counts.push(entry)
+        } else {
+          for (const hit of found.lines) {
+            if (!gate.admit(Buffer.byteLength(candidate.display) + 1 + hit.size)) {
+              leftOver = true
+              break
+            }
+            matches.push({
+              path: candidate.display,
+              line: hit.line,
+              text: hit.text,
+              ...(hit.context ? { context: true as const } : {})
+            })
+            if (hit.clipped) {
+              clippedLines++
+              firstClip ??= { shellPath: candidate.display, line: hit.line, byte: hit.clipByte }
+            }
+            if (!hit.context) {
+              matchCount++
+              matchFiles.add(candidate.display)
+            }
+          }
+        }
+        if (leftOver) break
+      }
+      next += batch.length
+      batchSize = nextBatchSize(batch.length, next, gate.entries(), entryCap + 1 - gate.entries())
+    }
+    const told = Notice.grep({
+      contextClamped: c.contextClamped,
+      truncated: leftOver,
+      stop: gate.stop(),
+      headLimit: c.headLimit,
+      keptEntries: gate.entries(),
+      keptBytes: gate.bytes(),
+      maxLines: budgets.searchMaxLines,
+      maxBytes: budgets.searchMaxBytes,
+      maxLineChars: budgets.maxLineChars,
+      clippedLines,
+      firstClip
+    })
+    return {
+      mode,
+      matches,
+      files,
+      counts,
+      matchCount,
+      matchFiles: matchFiles.size,
+      ...told
+    } satisfies Collected
+  })
+
+/** One ripgrep run over a batch of files, kept per file (`relative` -> hits). */
+const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft: number, bytesLeft: number) =>
+  Effect.gen(function* () {
+    // with the result full, a run only has to show whether anything else matches
+    const mode: Mode = entriesLeft === 0 ? "filesWithMatches" : c.mode
+    const maxLineChars = c.budgets.maxLineChars
+    const columns = maxColumns(maxLineChars)
+    const hits = new Map<string, FileHits>()
+    const order = new Map<string, number>()
+    batch.forEach((candidate, index) => order.set(candidate.relative, index))
+    const retentionLimit = c.budgets.searchMaxBytes * BATCH_RETENTION_BUDGETS
+    let retained = 0
+    // files at or after this position in the batch cannot be shown any more
+    let cutoff = batch.length
+    const hitsOf = (relative: string): FileHits | undefined => {
+      let found = hits.get(relative)
+      if (found === undefined) {
+        if ((order.get(relative) ?? cutoff) >= cutoff) return undefined
+        found = { lines: [], bytes: 0, matchedLines: 0 }
+        hits.set(relative, found)
+      }
+      return found
+    }
+    // only what could still be shown is kept (one entry more, to know the result is capped)
+    const full = (file: FileHits) => file.lines.length > entriesLeft || file.bytes > bytesLeft
+    /** Drops the files older than the newest ones that already overfill the result. */
+    const prune = () => {
+      let entries = 0
+      let bytes = 0
+      for (let at = 0; at < cutoff; at++) {
+        const file = hits.get(batch[at]!.relative)
+        if (file === undefined) continue
+        entries += file.lines.length
+        bytes += file.bytes
+        // an entry of this file is already one too many: later files cannot be shown
+        if (entries > entriesLeft || bytes > bytesLeft) {
+          cutoff = at + 1
+          break
+        }
+      }
+      retained = 0
+      for (const [relative, file] of hits) {
+        if (order.get(relative)! >= cutoff) hits.delete(relative)
+        else retained += file.bytes
+      }
+    }
+    const onRecord = (record: Records.SearchRecord) => {
+      const file = hitsOf(record.path)
+      if (file === undefined) return
+      if (mode !== "content") {
+        file.matchedLines = record.count
+        return
+      }
+      if (full(file)) return
+      const { bytes, preview } = Records.lineBytes(record.text, columns)
+      const clip = LineClip.clipLine(Utf8.decode(bytes), maxLineChars)
+      const clipped = preview || clip.clippedLines > 0
+      const size = Buffer.byteLength(`:${record.line}:${clip.text}`) + 1
+      file.lines.push({
+        line: record.line,
+        text: clip.text,
+        context: !record.isMatch,
+        clipped,
+        clipByte: record.byte + Buffer.byteLength(clip.text),
+        size
+      })
+      file.bytes += size
+      retained += size
+      if (retained > retentionLimit) prune()
+    }
+    const decoder = Records.decoder(mode, columns + 64, onRecord)
+    const maxCount =
+      mode === "filesWithMatches" ? [] : mode === "content" ? [`--max-count=${entriesLeft + 1}`] : []
+    const exit = yield* Rg.run(
+      c.rg,
+      [
+        ...c.flags,
+        ...modeFlags(mode, maxLineChars),
+        ...maxCount,
+        "--",
+        ...(batch.length === 0 ? ["/dev/null"] : batch.map((candidate) => candidate.relative))
+      ],
+      { cwd: c.cwd, stdin: c.stdin, onData: (chunk) => decoder.push(chunk) }
+    )
+    decoder.end()
+    // ripgrep refuses a bad pattern before it searches: exit 2 and its reason (file errors are
+    // silenced by --no-messages, so they never print)
+    if (exit.code === 2 && exit.stderr.trim() !== "") {
+      return yield* new ToolError.ToolPatternInvalid({
+        pattern: c.pattern,
+        reason: Rg.describeError(exit.stderr)
+      })
+    }
+    if (exit.signal !== null) {
+      return yield* new ToolError.ToolSpawnFailed({ command: "rg", reason: `it was ended by ${exit.signal}` })
+    }
+    return hits
+  })

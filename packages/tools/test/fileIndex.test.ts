@@ -1,0 +1,186 @@
+/**
+ * The watched file index of a long-lived host: Glob and Grep through it follow files created,
+ * modified, deleted and renamed between two calls, see a write made just before the call, and
+ * never answer from a stale index when the watcher may have lost events. A Grep of a small tree
+ * through it is one ripgrep process.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Order from "effect/Order"
+import { createRequire, syncBuiltinESMExports } from "node:module"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ToolError } from "@toolcap/limits"
+import { Glob, Grep } from "@toolcap/tools"
+import { type Env, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
+
+const globAll = (pattern = "**/*") =>
+  Glob.glob({ pattern, limit: 1000 }).pipe(
+    Effect.either,
+    Effect.map((either) => rightOf(either).matches)
+  )
+
+const grepFiles = (pattern: string, headLimit?: number) =>
+  Grep.grep({
+    pattern,
+    outputMode: "filesWithMatches",
+    ...(headLimit !== undefined ? { headLimit } : {})
+  }).pipe(
+    Effect.either,
+    Effect.map((either) => {
+      const result = rightOf(either)
+      if (!("files" in result) || typeof result.files === "number") throw new Error("expected files")
+      return result.files as ReadonlyArray<string>
+    })
+  )
+
+const sorted = (items: ReadonlyArray<string>) => Arr.sort(items, Order.string)
+
+/** Counts `spawn` calls of the ripgrep binary while `effect` runs. */
+const countingRipgrep = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const childProcess = createRequire(import.meta.url)(
+        "node:child_process"
+      ) as typeof import("node:child_process")
+      const original = childProcess.spawn
+      const counter = { count: 0 }
+      childProcess.spawn = ((command: string, ...rest: Array<unknown>) => {
+        if (path.basename(command) === "rg") counter.count++
+        return (original as (...args: Array<unknown>) => unknown)(command, ...rest)
+      }) as typeof original
+      syncBuiltinESMExports()
+      return { childProcess, original, counter }
+    }),
+    ({ counter }) => Effect.map(effect, (value) => ({ value, spawns: counter.count })),
+    ({ childProcess, original }) =>
+      Effect.sync(() => {
+        childProcess.spawn = original
+        syncBuiltinESMExports()
+      })
+  )
+
+describe("the file index", () => {
+  it.scopedLive("follows files created, modified, deleted and renamed between two calls", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv({}, { fileIndex: true })
+      writeTree(env.workspace, {
+        ".gitignore": "*.log\n",
+        "a.txt": "needle a\n",
+        "src/b.ts": "needle b\n",
+        "src/deep/c.ts": "no\n",
+        "old/d.txt": "needle d\n"
+      })
+      const run = <A, E>(effect: Effect.Effect<A, E, Env>) => Effect.provide(effect, env.context)
+      assert.deepStrictEqual(sorted(yield* run(globAll())), [
+        ".gitignore",
+        "a.txt",
+        "old/d.txt",
+        "src/b.ts",
+        "src/deep/c.ts"
+      ])
+      assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), ["a.txt", "old/d.txt", "src/b.ts"])
+
+      // create (also a new directory with files, and an ignored file), then search at once
+      writeTree(env.workspace, {
+        "new/e.ts": "needle e\n",
+        "new/sub/f.ts": "needle f\n",
+        "x.log": "needle\n"
+      })
+      assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), [
+        "a.txt",
+        "new/e.ts",
+        "new/sub/f.ts",
+        "old/d.txt",
+        "src/b.ts"
+      ])
+      // modify: the content is searched anew and the file becomes the newest
+      for (const [file, seconds] of [
+        ["a.txt", 1000],
+        ["src/b.ts", 2000],
+        ["src/deep/c.ts", 3000],
+        ["old/d.txt", 4000],
+        ["new/e.ts", 5000],
+        ["new/sub/f.ts", 6000]
+      ] as const)
+        setMtime(path.join(env.workspace, file), seconds)
+      fs.writeFileSync(path.join(env.workspace, "src/deep/c.ts"), "needle now\n")
+      assert.deepStrictEqual(yield* run(grepFiles("needle", 1)), ["src/deep/c.ts"])
+      assert.deepStrictEqual((yield* run(globAll("**/*.ts"))).slice(0, 2), ["src/deep/c.ts", "new/sub/f.ts"])
+      // delete a file and a directory
+      fs.rmSync(path.join(env.workspace, "a.txt"))
+      fs.rmSync(path.join(env.workspace, "new"), { recursive: true })
+      assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), [
+        "old/d.txt",
+        "src/b.ts",
+        "src/deep/c.ts"
+      ])
+      // rename a file and a directory
+      fs.renameSync(path.join(env.workspace, "src/b.ts"), path.join(env.workspace, "src/renamed.ts"))
+      fs.renameSync(path.join(env.workspace, "old"), path.join(env.workspace, "moved"))
+      assert.deepStrictEqual(sorted(yield* run(globAll())), [
+        ".gitignore",
+        "moved/d.txt",
+        "src/deep/c.ts",
+        "src/renamed.ts"
+      ])
+      assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), [
+        "moved/d.txt",
+        "src/deep/c.ts",
+        "src/renamed.ts"
+      ])
+      // a directory replaced by another of the same name
+      fs.rmSync(path.join(env.workspace, "src"), { recursive: true })
+      writeTree(env.workspace, { "src/z.ts": "needle z\n" })
+      assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), ["moved/d.txt", "src/z.ts"])
+      // a changed ignore file rebuilds the decisions
+      fs.writeFileSync(path.join(env.workspace, ".gitignore"), "moved/\n")
+      assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), ["src/z.ts", "x.log"])
+    })
+  )
+
+  it.scopedLive("more events at once than the kernel queue may hold rebuild the index: no stale answer", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv({}, { fileIndex: true })
+      writeTree(env.workspace, { "seed.txt": "x\n" })
+      const run = <A, E>(effect: Effect.Effect<A, E, Env>) => Effect.provide(effect, env.context)
+      assert.deepStrictEqual(yield* run(globAll()), ["seed.txt"])
+      // each file is a create and a write event: far past the default 16384-event inotify queue
+      const dir = path.join(env.workspace, "many")
+      fs.mkdirSync(dir)
+      for (let k = 0; k < 12_000; k++) fs.writeFileSync(path.join(dir, `f${k}.txt`), "x\n")
+      const found = yield* run(
+        Glob.glob({ pattern: "**/*.txt" }).pipe(
+          Effect.either,
+          Effect.map((either) => rightOf(either))
+        )
+      )
+      assert.strictEqual(found.truncation?.totalLines, 12_001)
+    })
+  )
+
+  it.scopedLive("a Grep of a 100-file tree through the index is one ripgrep process, in every mode", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv({}, { fileIndex: true })
+      const files: Record<string, string> = {}
+      for (let k = 0; k < 100; k++)
+        files[`d${k % 7}/f${k}.ts`] = k % 3 === 0 ? `const needle = ${k}\n` : "other\n"
+      writeTree(env.workspace, files)
+      // the first call builds the index with a walk of its own: still one ripgrep
+      for (const outputMode of ["content", "filesWithMatches", "count"] as const) {
+        const { value, spawns } = yield* countingRipgrep(
+          Grep.grep({ pattern: "needle", outputMode }).pipe(Effect.either, Effect.provide(env.context))
+        )
+        assert.strictEqual(spawns, 1, outputMode)
+        assert.strictEqual(rightOf(value).count, outputMode === "count" ? 34 : 34)
+      }
+      // a bad pattern fails from that same single run
+      const bad = yield* countingRipgrep(
+        Grep.grep({ pattern: "needle(" }).pipe(Effect.either, Effect.provide(env.context))
+      )
+      assert.strictEqual(bad.spawns, 1)
+      assert.instanceOf(leftOf(bad.value), ToolError.ToolPatternInvalid)
+    })
+  )
+})
