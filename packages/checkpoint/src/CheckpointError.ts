@@ -123,6 +123,6 @@ export class CheckpointStoreFailed extends Schema.TaggedError<CheckpointStoreFai
 ) {
   readonly code = "CHECKPOINT_STORE_FAILED" as const
   override get message(): string {
-    return `Checkpoint store ${this.operation} failed: ${this.detail}. Check that the data directory is writable and the file is a toolcap checkpoint database; nothing was half-written (each checkpoint is one transaction).`
+    return `Checkpoint store ${this.operation} failed: ${this.detail}. Check that the store is reachable and writable (the data directory and its file, or the PostgreSQL URL and its role) and holds toolcap checkpoints; nothing was half-written (each checkpoint is one transaction).`
   }
 }

@@ -98,6 +98,21 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
   const { sql } = options
   const known = Save.makeKnownSessions()
 
+  /** Rows in statements of bounded size (see `chunkRows`, `chunkBytes`), one after another. */
+  const insertChunked = <A>(
+    table: string,
+    rows: ReadonlyArray<A>,
+    size: (row: A) => number,
+    record: (row: A) => Record<string, unknown>
+  ) =>
+    Effect.forEach(
+      chunks(rows, size),
+      (chunk) => sql`INSERT INTO ${sql(table)} ${sql.insert(chunk.map(record))}`,
+      {
+        discard: true
+      }
+    )
+
   const tx: Save.WriteTx<SqlError> = {
     lockHead: (sessionId) =>
       Effect.gen(function* () {
@@ -125,23 +140,21 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         (rows) => rows.map((row) => ({ seq: Number(row.seq), messageId: row.message_id, digest: row.digest }))
       ),
     append: (sessionId, rows) =>
-      Effect.forEach(
-        chunks(rows, (row) => row.body.length + (row.text?.length ?? 0)),
-        (chunk) =>
-          sql`INSERT INTO transcript_messages ${sql.insert(
-            chunk.map((row) => ({
-              session_id: sessionId,
-              seq: row.seq,
-              message_id: row.messageId,
-              role: row.role,
-              body: row.body,
-              // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
-              text: row.bytes,
-              digest: row.digest,
-              prefix: row.prefix
-            }))
-          )}`,
-        { discard: true }
+      insertChunked(
+        "transcript_messages",
+        rows,
+        (row) => row.body.length + (row.text?.length ?? 0),
+        (row) => ({
+          session_id: sessionId,
+          seq: row.seq,
+          message_id: row.messageId,
+          role: row.role,
+          body: row.body,
+          // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
+          text: row.bytes,
+          digest: row.digest,
+          prefix: row.prefix
+        })
       ),
     setHead: (sessionId, head) =>
       sql`UPDATE checkpoint_sessions SET message_count = ${head.length}, prefix = ${head.prefix}
@@ -159,20 +172,18 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         (rows) => Number(rows[0]!.checkpoint_id)
       ),
     insertEntries: (checkpointId, entries) =>
-      Effect.forEach(
-        chunks(entries, (entry) => entry.body?.length ?? 0),
-        (chunk) =>
-          sql`INSERT INTO checkpoint_entries ${sql.insert(
-            chunk.map((row) => ({
-              checkpoint_id: checkpointId,
-              position: row.position,
-              origin: row.origin,
-              message_id: row.messageId,
-              tokens: row.tokens,
-              body: row.body
-            }))
-          )}`,
-        { discard: true }
+      insertChunked(
+        "checkpoint_entries",
+        entries,
+        (entry) => entry.body?.length ?? 0,
+        (row) => ({
+          checkpoint_id: checkpointId,
+          position: row.position,
+          origin: row.origin,
+          message_id: row.messageId,
+          tokens: row.tokens,
+          body: row.body
+        })
       )
   }
 
