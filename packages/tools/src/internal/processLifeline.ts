@@ -13,7 +13,8 @@
 import { spawn, type ChildProcess } from "node:child_process"
 
 /**
- * Lines: `+<id> cg <dir>`, `+<id> pg <pgid> <cookie>`, `+<id> pid <pid>`, `-<id>`. The live set is
+ * Lines: `+<id> cg <dir>`, `+<id> pg <pgid> <cookie>` (pgid `-` while not yet known),
+ * `+<id> pid <pid>`, `-<id>`. The live set is
  * one shell variable of "@<id> <kind> <a> <b>" lines, edited with parameter expansion only (no
  * process per event). At end of file: SIGTERM to everything, a short grace, then `cgroup.kill`
  * / SIGKILL, repeated a few times to catch forks in flight, and the cgroups removed.
@@ -37,7 +38,7 @@ stop() {
     case "$kind" in
       cg) if [ "$1" = TERM ]; then for p in $(cat "$a/cgroup.procs" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
           else echo 1 > "$a/cgroup.kill" 2>/dev/null; fi ;;
-      pg) kill -"$1" "-$a" 2>/dev/null
+      pg) [ "$a" = - ] || kill -"$1" "-$a" 2>/dev/null
           for f in $(grep -lzx "TOOLCAP_RUN_ID=$b" /proc/[0-9]*/environ 2>/dev/null); do
             p="\${f#/proc/}"; kill -"$1" "\${p%/environ}" 2>/dev/null
           done ;;
@@ -93,14 +94,14 @@ const start = (): void => {
  */
 export type Lifeline =
   | { readonly kind: "cg"; readonly dir: string }
-  | { readonly kind: "pg"; readonly pgid: number; readonly cookie: string }
+  | { readonly kind: "pg"; readonly pgid: number | undefined; readonly cookie: string }
   | { readonly kind: "pid"; readonly pid: number }
 
 const describe = (what: Lifeline): string =>
   what.kind === "cg"
     ? `cg ${what.dir}`
     : what.kind === "pg"
-      ? `pg ${what.pgid} ${what.cookie}`
+      ? `pg ${what.pgid ?? "-"} ${what.cookie}`
       : `pid ${what.pid}`
 
 /**
