@@ -630,10 +630,11 @@ describe("Bash: timeout, abort and interruption stop the whole tree (spec §6.7)
 })
 
 describe("Bash: the end of a command", () => {
-  it.scopedLive("(sleep 100 &); echo hi returns after the drain grace and leaves no sleep behind", () =>
+  // a fractional duration no other test uses, so a concurrent test's sleep cannot be mistaken for it
+  it.scopedLive("(sleep 100.33 &); echo hi returns after the drain grace and leaves no sleep behind", () =>
     Effect.gen(function* () {
       const env = yield* testEnv() // the default grace periods
-      const recorded = yield* runRecorded({ command: "(sleep 100 &); echo hi" }).pipe(
+      const recorded = yield* runRecorded({ command: "(sleep 100.33 &); echo hi" }).pipe(
         Effect.provide(env.layer)
       )
       const result = getResult(recorded)
@@ -643,7 +644,7 @@ describe("Bash: the end of a command", () => {
       assert.isAtLeast(result.durationMs, Budgets.defaults.bashDrainGraceMs)
       assert.isBelow(result.durationMs, 100_000)
       assert.include(result.output, "ended 1 process(es) still running after the command exited")
-      assert.deepStrictEqual(processesNamed("sleep 100"), [])
+      assert.deepStrictEqual(processesNamed("sleep 100.33"), [])
       assert.deepStrictEqual(leftoversOfThisWorker(), [])
     })
   )
