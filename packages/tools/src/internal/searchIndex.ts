@@ -77,8 +77,8 @@ export interface DirectoryIndex {
 export const make = (root: string, maxWatches: number): DirectoryIndex => {
   let files = new Map<string, number>()
   let sorted: Array<IndexedFile> = []
-  /** Watched directories with the inode each watch was set on (a replaced directory differs). */
-  const watchers = new Map<string, { readonly watcher: fs.FSWatcher; readonly ino: number }>()
+  /** Watched directories, by path relative to the root. */
+  const watchers = new Map<string, fs.FSWatcher>()
   let rootIno = -1
   let tree = IgnoreRules.tree(root)
   let built = false
@@ -112,7 +112,7 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     sorted.splice(insertionPoint(sorted, file), 0, file)
   }
   const unwatchAll = () => {
-    for (const watched of watchers.values()) watched.watcher.close()
+    for (const watcher of watchers.values()) watcher.close()
     watchers.clear()
   }
   const onEvent = (dir: string) => (_event: string, name: string | Buffer | null) => {
@@ -139,8 +139,7 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
       watcher.on("error", () => {
         stale = true
       })
-      const ino = fs.lstatSync(absoluteOf(dir), { throwIfNoEntry: false })?.ino ?? -1
-      watchers.set(dir, { watcher, ino })
+      watchers.set(dir, watcher)
       return true
     } catch {
       return false
@@ -183,9 +182,9 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
 
   const removeTree = (relative: string) => {
     const prefix = `${relative}/`
-    for (const [dir, watched] of watchers) {
+    for (const [dir, watcher] of watchers) {
       if (dir === relative || dir.startsWith(prefix)) {
-        watched.watcher.close()
+        watcher.close()
         watchers.delete(dir)
       }
     }
@@ -226,11 +225,11 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
         else removeFile(relative)
         continue
       }
-      // a directory: a new one (or one moved in, or one replaced by another) is walked anew
+      // a directory named by its parent's watcher was created, moved in, replaced or touched: it is
+      // walked anew. Its inode cannot tell a replacement apart, since a directory removed and made
+      // again at once often gets the freed inode number back.
       removeFile(relative)
-      const known = watchers.get(relative)
-      if (known !== undefined && known.ino === stats.ino) continue
-      if (known !== undefined) removeTree(relative)
+      if (watchers.has(relative)) removeTree(relative)
       const level = tree.levelOf(path.dirname(absolute))
       if (level === "excluded" || IgnoreRules.isExcluded(level, absolute, path.basename(absolute), true))
         continue
