@@ -330,6 +330,32 @@ describe("Grep reach", () => {
   )
 })
 
+describe("Grep records", () => {
+  it.scopedLive(
+    "a text file with a late NUL byte shows its matching lines, and the next file's record is intact",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        writeTree(env.workspace, {
+          "late.txt": Buffer.concat([Buffer.alloc(5000, "x"), Buffer.from("\0\nneedle after nul\n")]),
+          "next.txt": "needle next\n"
+        })
+        setMtime(path.join(env.workspace, "late.txt"), 2000)
+        setMtime(path.join(env.workspace, "next.txt"), 1000)
+        const result = asContent(
+          rightOf(yield* grep({ pattern: "needle", outputMode: "content" }).pipe(Effect.provide(env.context)))
+        )
+        assert.deepStrictEqual(
+          result.matches.map((m) => [m.path, m.line, m.text]),
+          [
+            ["late.txt", 2, "needle after nul"],
+            ["next.txt", 1, "needle next"]
+          ]
+        )
+      })
+  )
+})
+
 describe("Grep refusals and processes", () => {
   it.scopedLive("an invalid regex fails with TOOL_PATTERN_INVALID carrying ripgrep's reason", () =>
     Effect.gen(function* () {
