@@ -167,6 +167,38 @@ describe("the file index", () => {
     })
   )
 
+  it.scopedLive(
+    "a rare pattern past the newest files is left to one ripgrep walk, with the same answer",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv({}, { fileIndex: true })
+        const files: Record<string, string | Uint8Array> = { "x.png": "rare\n" }
+        for (let k = 0; k < 600; k++)
+          files[`d${k % 9}/f${k}.txt`] = k % 200 === 7 ? `a rare line ${k}\n` : "plain\n"
+        // text to the binary sniff (no NUL in its first 4KB), the match after a later NUL
+        files["late/nul.txt"] = Buffer.concat([Buffer.alloc(5000, "x"), Buffer.from("\0\nrare after nul\n")])
+        writeTree(env.workspace, files)
+        for (const [k, relative] of Object.keys(files).entries())
+          setMtime(path.join(env.workspace, relative), 1000 + k)
+        setMtime(path.join(env.workspace, "late/nul.txt"), 500)
+        const { value, spawns } = yield* countingRipgrep(
+          Grep.grep({ pattern: "rare", outputMode: "content" }).pipe(
+            Effect.either,
+            Effect.provide(env.context)
+          )
+        )
+        const result = rightOf(value)
+        // the 32 newest files first, then the walk: two runs
+        assert.strictEqual(spawns, 2)
+        assert.deepStrictEqual("matches" in result ? result.matches.map((m) => [m.path, m.line]) : [], [
+          ["d2/f407.txt", 1],
+          ["d0/f207.txt", 1],
+          ["d7/f7.txt", 1],
+          ["late/nul.txt", 2]
+        ])
+      })
+  )
+
   it.scopedLive("a Grep of a 100-file tree through the index is one ripgrep process, in every mode", () =>
     Effect.gen(function* () {
       const env = yield* searchEnv({}, { fileIndex: true })

@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Utf8 } from "@toolcap/limits"
+import { LineClip, Utf8 } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Grep } from "@toolcap/tools"
 import {
@@ -330,6 +330,32 @@ describe("Grep reach", () => {
   )
 })
 
+describe("Grep records", () => {
+  it.scopedLive(
+    "a text file with a late NUL byte shows its matching lines, and the next file's record is intact",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        writeTree(env.workspace, {
+          "late.txt": Buffer.concat([Buffer.alloc(5000, "x"), Buffer.from("\0\nneedle after nul\n")]),
+          "next.txt": "needle next\n"
+        })
+        setMtime(path.join(env.workspace, "late.txt"), 2000)
+        setMtime(path.join(env.workspace, "next.txt"), 1000)
+        const result = asContent(
+          rightOf(yield* grep({ pattern: "needle", outputMode: "content" }).pipe(Effect.provide(env.context)))
+        )
+        assert.deepStrictEqual(
+          result.matches.map((m) => [m.path, m.line, m.text]),
+          [
+            ["late.txt", 2, "needle after nul"],
+            ["next.txt", 1, "needle next"]
+          ]
+        )
+      })
+  )
+})
+
 describe("Grep refusals and processes", () => {
   it.scopedLive("an invalid regex fails with TOOL_PATTERN_INVALID carrying ripgrep's reason", () =>
     Effect.gen(function* () {
@@ -464,14 +490,19 @@ describe("Grep laws", () => {
     ([files, headLimit]) =>
       Effect.gen(function* () {
         const env = yield* searchEnv()
-        const expected: Array<{ path: string; line: number; time: number }> = []
+        const expected: Array<{ path: string; line: number; time: number; size: number }> = []
         files.forEach(([age, lines], i) => {
           const name = `f${i}.txt`
           const body = lines.map((line) => `${line.replace(/[\r\n\0]/g, "")}|k\n`)
           writeTree(env.workspace, { [name]: body.join("") })
           const time = 1_000_000 - age * 10
           setMtime(path.join(env.workspace, name), time)
-          body.forEach((_, k) => expected.push({ path: name, line: k + 1, time }))
+          body.forEach((text, k) => {
+            // rendered as `path:line:text` plus a newline, the text clipped at 2000 characters
+            const clipped = LineClip.clipLine(text.slice(0, -1), 2000).text
+            const size = Buffer.byteLength(name) + 1 + Buffer.byteLength(`:${k + 1}:${clipped}`) + 1
+            expected.push({ path: name, line: k + 1, time, size })
+          })
         })
         expected.sort(
           (a, b) => b.time - a.time || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line)
@@ -483,13 +514,21 @@ describe("Grep laws", () => {
             )
           )
         )
+        // the newest entries up to headLimit, and as many as fit the 48KB budget (at least one)
+        const admitted: typeof expected = []
+        let bytes = 0
+        for (const entry of expected) {
+          if (admitted.length >= headLimit || (admitted.length > 0 && bytes + entry.size > 48 * 1024)) break
+          admitted.push(entry)
+          bytes += entry.size
+        }
         assert.deepStrictEqual(
           result.matches.map((m) => `${m.path}:${m.line}`),
-          expected.slice(0, headLimit).map((e) => `${e.path}:${e.line}`)
+          admitted.map((e) => `${e.path}:${e.line}`)
         )
         assert.strictEqual(
           result.truncated,
-          expected.length > headLimit || result.truncation?.clippedLines !== undefined
+          expected.length > admitted.length || result.truncation?.clippedLines !== undefined
         )
         for (const match of result.matches) {
           assert.isAtMost([...match.text].length, 2000)

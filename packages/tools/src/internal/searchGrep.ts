@@ -142,6 +142,10 @@ export const modeFlags = (mode: Mode, maxLineChars: number): ReadonlyArray<strin
     : mode === "count"
       ? ["--count", "--with-filename", "--null"]
       : [
+          // a text file (to the binary sniff) with a NUL byte later would otherwise print ripgrep's
+          // "binary file matches" notice in place of its lines, a line with no record shape;
+          // binary files are dropped by the sniff afterwards
+          "--text",
           "--with-filename",
           "--null",
           "--line-number",
@@ -189,12 +193,16 @@ export const collect = (c: CollectInput) =>
     }
     // the search goes on past a full result only until one more entry shows it was capped
     while (c.candidates.at(next) !== undefined && !leftOver) {
-      const batch = takeBatch(c.candidates, next, batchSize)
+      // nothing found in the newest files, and the rest is the whole directory: ripgrep walks it
+      // itself in one run (its walk lists the same files, tested), instead of being handed them
+      const walkRest = next > 0 && gate.entries() === 0 && c.candidates.wholeDirectory === true
+      const batch = walkRest ? allFrom(c.candidates, next) : takeBatch(c.candidates, next, batchSize)
       const hits = yield* runBatch(
         c,
         batch,
         Math.max(0, entryCap - gate.entries()),
-        Math.max(0, budgets.searchMaxBytes - gate.bytes())
+        Math.max(0, budgets.searchMaxBytes - gate.bytes()),
+        walkRest
       )
       for (const candidate of batch) {
         const found = hits.get(candidate.relative)
@@ -264,7 +272,26 @@ export const collect = (c: CollectInput) =>
   })
 
 /** One ripgrep run over a batch of files, kept per file (`relative` -> hits). */
-const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft: number, bytesLeft: number) =>
+/** Every candidate from `from` on, in order. */
+const allFrom = (candidates: Candidates, from: number): Array<Candidate> => {
+  const all: Array<Candidate> = []
+  for (let at = from; candidates.at(at) !== undefined; at++) all.push(candidates.at(at)!)
+  return all
+}
+
+/**
+ * One ripgrep run over a batch of files, kept per file (`relative` -> hits). With `walk`, ripgrep
+ * walks the directory itself and only the batch's files are kept: files searched before gave
+ * nothing, and a file the walk meets that the batch lacks arrived after the search began.
+ * `--binary` makes a walked file searched as a named one is (not abandoned at a late NUL byte).
+ */
+const runBatch = (
+  c: CollectInput,
+  batch: ReadonlyArray<Candidate>,
+  entriesLeft: number,
+  bytesLeft: number,
+  walk: boolean = false
+) =>
   Effect.gen(function* () {
     // with the result full, a run only has to show whether anything else matches
     const mode: Mode = entriesLeft === 0 ? "filesWithMatches" : c.mode
@@ -310,7 +337,7 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
       }
     }
     const onRecord = (record: Records.SearchRecord) => {
-      const file = hitsOf(record.path)
+      const file = hitsOf(walk && record.path.startsWith("./") ? record.path.slice(2) : record.path)
       if (file === undefined) return
       if (mode !== "content") {
         file.matchedLines = record.count
@@ -340,10 +367,12 @@ const runBatch = (c: CollectInput, batch: ReadonlyArray<Candidate>, entriesLeft:
       c.rg,
       [
         ...c.flags,
+        // before the mode's flags: content mode's --text overrides it
+        ...(walk ? ["--binary"] : []),
         ...modeFlags(mode, maxLineChars),
         ...maxCount,
-        "--",
-        ...(batch.length === 0 ? ["/dev/null"] : batch.map((candidate) => candidate.relative))
+        ...(walk ? [...Rg.excludeGitFlags, "--", "."] : ["--"]),
+        ...(walk ? [] : batch.length === 0 ? ["/dev/null"] : batch.map((candidate) => candidate.relative))
       ],
       { cwd: c.cwd, stdin: c.stdin, onData: (chunk) => decoder.push(chunk) }
     )

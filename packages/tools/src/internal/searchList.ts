@@ -33,6 +33,11 @@ export interface Candidates {
   readonly at: (index: number) => Candidate | undefined
   /** How many there are at most, when known up front (used to size the runs). */
   readonly total?: number | undefined
+  /**
+   * Whether they are every file ripgrep's own walk of the directory would search (an index's list
+   * without a glob filter), so the rest of a search may be left to that walk.
+   */
+  readonly wholeDirectory?: boolean | undefined
 }
 
 export const fromArray = (items: ReadonlyArray<Candidate>): Candidates => ({
@@ -176,6 +181,7 @@ export const fromIndex = (
       extendTo(index)
       return kept[index]
     },
-    total: files.length <= countUpTo ? kept.length : files.length
+    total: files.length <= countUpTo ? kept.length : files.length,
+    wholeDirectory: glob === undefined
   }
 }
