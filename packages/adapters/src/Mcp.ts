@@ -144,7 +144,9 @@ export const createServer = async (
           callId: `mcp-${String(extra.requestId)}`,
           onChunk: forwarder?.onChunk
         })
-        .pipe(Effect.ensuring(forwarder?.flushed ?? Effect.void))
+        // chunks before the answer; flushed after (not as a finalizer, which could not be cut
+        // short by a cancellation)
+        .pipe(Effect.exit, Effect.zipLeft(forwarder?.flushed ?? Effect.void), Effect.flatten)
     )
     const settled = Outcome.fromExit(name, exit)
     // A defect is a bug: the SDK answers it as a JSON-RPC error.

@@ -10,10 +10,10 @@ import type { Bash } from "@toolcap/tools"
 
 /**
  * Bytes of chunk data held back while a send is in flight before the producer has to wait: a
- * few pipe reads (64 KiB each), so a fast client gets large coalesced messages and a stalled one
+ * pipe read (64 KiB): a fast client gets whole reads per message, a stalled one
  * costs at most this much per call.
  */
-export const COALESCE_MAX_BYTES = 256 * 1024
+export const COALESCE_MAX_BYTES = 64 * 1024
 
 /** A run of consecutive chunks of one stream, merged. @internal */
 export interface ChunkRun {

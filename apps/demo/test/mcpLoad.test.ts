@@ -1,0 +1,154 @@
+/**
+ * `toolcap mcp` under heavy Bash output: its memory stays bounded whatever the command writes,
+ * whether the client asked for the chunks (and reads them slowly) or never asked for them, and
+ * under many concurrent calls. The figures are the server's peak resident memory (VmHWM).
+ *
+ * Streaming every chunk to a client keeps ~120 MB of loaded code plus the garbage of decoding
+ * hundreds of MB into chunk strings, which V8 collects later the busier the machine is: measured
+ * 184–250 MB on a loaded 2-core machine. Those cases are held to 300 MB — bounded, where an
+ * unpaced server grows past 1.5 GB — and the others to the tighter figures they meet.
+ */
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { assertBuilt, bin, makeDirs } from "./fixtures/cli.js"
+import { connectMcp } from "./fixtures/mcpPipe.js"
+
+const MB = 1024 * 1024
+/** The bound of the cases that stream every chunk to a slow reader (see above). */
+const STREAMING_PEAK = 300 * MB
+const dirs = makeDirs("toolcap-mcp-load-")
+const args = ["--workspace", dirs.workspace, "--data-dir", dirs.dataDir]
+
+beforeAll(() => assertBuilt())
+afterAll(() => dirs.remove())
+
+/** `bytes` of output in 100-byte lines, cheap to produce. */
+const output = (bytes: number) => `yes ${"x".repeat(99)} | head -c ${bytes}`
+
+type Structured = { ok: boolean; result?: { stdout: string; truncated: boolean; exitCode: number } }
+
+describe("toolcap mcp keeps its memory bounded under Bash output", () => {
+  it("200 MB to a client that set the logging level and reads slowly: every chunk arrives, peak RSS bounded", async () => {
+    const mcp = await connectMcp({ args, pauseMs: 2 })
+    try {
+      let forwarded = 0
+      mcp.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        forwarded += ((notification.params.data as { data: string }).data ?? "").length
+      })
+      await mcp.client.setLoggingLevel("info")
+      const result = await mcp.client.callTool(
+        { name: "Bash", arguments: { command: output(200_000_000), timeout: 300 } },
+        undefined,
+        { timeout: 600_000 }
+      )
+      const outcome = result.structuredContent as Structured
+      assert.isTrue(outcome.ok)
+      assert.isTrue(outcome.result!.truncated)
+      assert.isAtMost(Buffer.byteLength(JSON.stringify(result)), 1 * MB, "the result is bounded")
+      assert.strictEqual(forwarded, 200_000_000, "every byte reached the client, in log messages")
+      assert.isAtMost(mcp.peakRss(), STREAMING_PEAK, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
+      assert.strictEqual(mcp.stderr(), "")
+    } finally {
+      await mcp.close()
+    }
+  }, 600_000)
+
+  it("200 MB to a client that never asked for logs: no chunk is sent, peak RSS ≤ 200 MB", async () => {
+    const mcp = await connectMcp({ args })
+    try {
+      const result = await mcp.client.callTool(
+        { name: "Bash", arguments: { command: output(200_000_000), timeout: 300 } },
+        undefined,
+        { timeout: 600_000 }
+      )
+      assert.isTrue((result.structuredContent as Structured).ok)
+      assert.isAtMost(mcp.bytesRead(), 2 * MB, "only the bounded results crossed the pipe")
+      assert.isAtMost(mcp.peakRss(), 200 * MB, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
+      assert.strictEqual(mcp.stderr(), "")
+    } finally {
+      await mcp.close()
+    }
+  }, 600_000)
+
+  it("16 concurrent calls of 100 MB each through one server: all answered, bounded, peak RSS ≤ 300 MB", async () => {
+    const mcp = await connectMcp({ args })
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 16 }, () =>
+          mcp.client.callTool(
+            { name: "Bash", arguments: { command: output(100_000_000), timeout: 300 } },
+            undefined,
+            { timeout: 600_000 }
+          )
+        )
+      )
+      for (const result of results) {
+        const outcome = result.structuredContent as Structured
+        assert.isTrue(outcome.ok)
+        assert.strictEqual(outcome.result!.exitCode, 0)
+        assert.isTrue(outcome.result!.truncated)
+        assert.isAtMost(Buffer.byteLength(JSON.stringify(result)), 1 * MB)
+      }
+      assert.isAtMost(mcp.peakRss(), 300 * MB, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
+      assert.strictEqual(mcp.stderr(), "")
+    } finally {
+      await mcp.close()
+    }
+  }, 600_000)
+})
+
+describe("toolcap call --stream keeps its memory bounded for a late, slow reader", () => {
+  it("200 MB streamed to a reader that starts after 2 s and reads slowly: every chunk line arrives, peak RSS bounded", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        "call",
+        "Bash",
+        JSON.stringify({ command: output(200_000_000), timeout: 300 }),
+        ...args,
+        "--stream"
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let peak = 0
+    const sample = () => {
+      try {
+        const kb = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))
+        if (kb !== null) peak = Math.max(peak, Number(kb[1]) * 1024)
+      } catch {
+        // the process is gone; its last sample stands
+      }
+    }
+    const sampler = setInterval(sample, 50)
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (data: string) => (stderr += data))
+    child.stdout.pause()
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    let data = 0
+    let pending = ""
+    let last = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      pending += text
+      const lines = pending.split("\n")
+      pending = lines.pop()!
+      for (const line of lines) {
+        const event = JSON.parse(line) as { type: string; data?: string }
+        if (event.type === "chunk") data += event.data!.length
+        else last = line
+      }
+      child.stdout.pause()
+      setTimeout(() => child.stdout.resume(), 2)
+    })
+    child.stdout.resume()
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    clearInterval(sampler)
+    assert.strictEqual(code, 0, stderr)
+    assert.strictEqual(data, 200_000_000, "every byte arrived as chunk lines")
+    assert.strictEqual((JSON.parse(last) as { type: string }).type, "result")
+    assert.isAbove(peak, 0)
+    assert.isAtMost(peak, STREAMING_PEAK, `peak RSS ${(peak / MB).toFixed(1)} MB`)
+  }, 600_000)
+})
