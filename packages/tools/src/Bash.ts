@@ -28,7 +28,7 @@ import * as Queue from "effect/Queue"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Budgets, ToolError, Truncate, Truncation } from "@toolcap/limits"
+import { Abort, Budgets, ToolError, Truncate, Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import * as ProcessTree from "./ProcessTree.js"
 import * as Workspace from "./Workspace.js"
@@ -412,17 +412,6 @@ const buildResult = (input: {
     }
   })
 
-/** Completes when the signal aborts (at once when it already has); never without a signal. */
-const aborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
-  signal === undefined
-    ? Effect.never
-    : Effect.async<void>((resume) => {
-        if (signal.aborted) return resume(Effect.void)
-        const onAbort = () => resume(Effect.void)
-        signal.addEventListener("abort", onAbort, { once: true })
-        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-      })
-
 interface ExecuteOptions extends RunOptions {
   /** Closed by a slow consumer of `stream` to pause reading the pipes. */
   readonly gate?: Output.Gate | undefined
@@ -535,7 +524,7 @@ const execute = (
         })
 
         const stopRequested = Effect.raceAll([
-          aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
+          Abort.aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
           Deferred.await(consumerFailed).pipe(
             Effect.map((error) => ({ kind: "ConsumerFailed", error }) as const)
           )
