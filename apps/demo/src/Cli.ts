@@ -14,6 +14,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -258,6 +259,30 @@ const toolcap = Command.make("toolcap").pipe(
 
 const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
 
+/** ANSI style sequences (colour, bold), which @effect/cli puts into its help and errors. */
+const ansiStyle = /\u001b\[[0-9;]*m/g
+
+const withoutStyle = (args: ReadonlyArray<unknown>): Array<unknown> =>
+  args.map((arg) => (typeof arg === "string" ? arg.replace(ansiStyle, "") : arg))
+
+/** A console that styles only what goes to a terminal (and never with NO_COLOR set). */
+const terminalAware = (console: Console.Console): Console.Console => {
+  const styled = (stream: NodeJS.WriteStream) =>
+    stream.isTTY === true && process.env["NO_COLOR"] === undefined
+  const out = styled(process.stdout)
+  const err = styled(process.stderr)
+  return {
+    ...console,
+    log: (...args) => console.log(...(out ? args : withoutStyle(args))),
+    error: (...args) => console.error(...(err ? args : withoutStyle(args))),
+    unsafe: {
+      ...console.unsafe,
+      log: (...args) => console.unsafe.log(...(out ? args : withoutStyle(args))),
+      error: (...args) => console.unsafe.error(...(err ? args : withoutStyle(args)))
+    }
+  }
+}
+
 /**
  * Runs the CLI on `process.argv`-style arguments. Usage errors are reported on stderr and set exit
  * code 1; the exit code a command settled on is read with `exitCode()`.
@@ -266,7 +291,7 @@ const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
  * @category constructors
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<void> =>
-  cli(argv).pipe(
+  Effect.consoleWith((console) => Effect.withConsole(cli(argv), terminalAware(console))).pipe(
     // @effect/cli already printed its own validation errors with the help text.
     Effect.catchAll((error) =>
       ValidationError.isValidationError(error) ? setExitCode(ExitCode.usage) : reportUsage(error)

@@ -352,3 +352,56 @@ describe("toolcap demo", () => {
     }
   })
 })
+
+describe("papercuts", () => {
+  it("works from any directory; a relative --workspace resolves against the caller's directory", async () => {
+    const run = await runCli(["call", "Read", '{"path":"README.md"}', "--workspace", "workspace"], {
+      cwd: dirs.root,
+      env: { TOOLCAP_DATA_DIR: dirs.dataDir }
+    })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.strictEqual((onlyLine(run.stdout)["result"] as Json)["content"], "# hello\nworld\n")
+  })
+
+  it("`pnpm -w --silent toolcap` from a subdirectory runs in that directory", async () => {
+    const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url))
+    const child = spawn(
+      "pnpm",
+      ["-w", "--silent", "toolcap", "call", "Read", '{"path":"pipe_reader.py","limit":1}'],
+      {
+        cwd: fixtures,
+        env: { ...process.env, INIT_CWD: undefined, TOOLCAP_DATA_DIR: dirs.dataDir },
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (data: string) => (stdout += data))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    assert.strictEqual(code, 0, stdout)
+    const result = onlyLine(stdout)["result"] as Json
+    assert.strictEqual(result["path"], "pipe_reader.py")
+    assert.match(result["content"] as string, /^"""Runs `toolcap call`/)
+  })
+
+  it("--help into a pipe carries no ANSI codes, even without NO_COLOR", async () => {
+    for (const args of [["--help"], ["call", "--help"], ["mcp", "--help"]]) {
+      const run = await runCli(args, { env: { NO_COLOR: undefined, FORCE_COLOR: undefined } })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.include(run.stdout, "toolcap")
+      assert.notInclude(run.stdout, "\u001b[", `${args.join(" ")} printed ANSI codes`)
+    }
+  })
+
+  it("Bash refuses a field its schema does not have, and counts one process in the singular", async () => {
+    const extra = await runCli(["call", "Bash", '{"command":"true","cwd":"/"}', ...base])
+    assert.strictEqual(extra.code, 2)
+    const error = onlyLine(extra.stdout)["error"] as Json
+    assert.strictEqual(error["code"], "TOOL_INVALID_INPUT")
+    assert.strictEqual(error["field"], "cwd")
+    const single = await runCli(["call", "Bash", '{"command":"exec sleep 60","timeout":1}', ...base])
+    const timeout = onlyLine(single.stdout)["error"] as Json
+    assert.strictEqual(timeout["code"], "TOOL_TIMEOUT")
+    assert.deepStrictEqual((timeout["killedPids"] as Array<number>).length, 1)
+    assert.include(timeout["message"] as string, "(1 process signalled)")
+  })
+})

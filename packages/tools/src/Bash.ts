@@ -129,6 +129,9 @@ export const BashResult = Schema.Struct({
  */
 export type BashResult = typeof BashResult.Type
 
+/** "1 process", "2 processes". */
+const processCount = (count: number): string => `${count} ${count === 1 ? "process" : "processes"}`
+
 /**
  * The command ran out of time; its whole tree was stopped before this was answered.
  *
@@ -142,7 +145,7 @@ export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout"
 }) {
   readonly code = "TOOL_TIMEOUT" as const
   override get message(): string {
-    return `The command timed out after ${this.timeoutSeconds}s and its process tree was stopped (${this.killedPids.length} processes signalled); the output so far is attached. Make the command do less per call (narrow it, add a limit) or pass a larger timeout within the allowed range.`
+    return `The command timed out after ${this.timeoutSeconds}s and its process tree was stopped (${processCount(this.killedPids.length)} signalled); the output so far is attached. Make the command do less per call (narrow it, add a limit) or pass a larger timeout within the allowed range.`
   }
 }
 
@@ -158,7 +161,7 @@ export class ToolAborted extends Schema.TaggedError<ToolAborted>()("ToolAborted"
 }) {
   readonly code = "TOOL_ABORTED" as const
   override get message(): string {
-    return `The command was aborted and its process tree was stopped (${this.killedPids.length} processes signalled); the output so far is attached. Run it again only if it is still wanted.`
+    return `The command was aborted and its process tree was stopped (${processCount(this.killedPids.length)} signalled); the output so far is attached. Run it again only if it is still wanted.`
   }
 }
 
@@ -200,7 +203,8 @@ interface Decoded {
   readonly timeoutSeconds: number
 }
 
-const decodeBashInput = Schema.decodeUnknownEither(BashInput, { errors: "first" })
+// the published schema says additionalProperties: false; an unknown field is refused, not ignored
+const decodeBashInput = Schema.decodeUnknownEither(BashInput, { errors: "first", onExcessProperty: "error" })
 
 /**
  * Validates the input against the schema and the budgets' timeout range, before anything runs.
