@@ -11,6 +11,7 @@
  */
 import type { JSONValue, Tool } from "ai"
 import type { Bash } from "@toolcap/tools"
+import * as Optional from "./internal/optional.js"
 import * as ModelOutput from "./ModelOutput.js"
 import type * as Outcome from "./Outcome.js"
 import type * as PromiseHost from "./PromiseHost.js"
@@ -128,7 +129,7 @@ export const tools = async (
   host: PromiseHost.PromiseToolHost,
   options: ToolsOptions = {}
 ): Promise<Record<ToolDefs.ToolName, Tool<unknown, Outcome.Outcome>>> => {
-  const { jsonSchema, tool } = await import("ai")
+  const { jsonSchema, tool } = await Optional.load("ai", "the AI SDK tools", () => import("ai"))
   const entries = host.definitions.map((def) => [
     def.name,
     tool<unknown, Outcome.Outcome>({

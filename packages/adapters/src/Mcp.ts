@@ -26,6 +26,7 @@ import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Readable, Writable } from "node:stream"
 import * as ChunkForwarder from "./internal/chunkForwarder.js"
+import * as Optional from "./internal/optional.js"
 import * as StdioTransport from "./internal/stdioTransport.js"
 import * as ModelOutput from "./ModelOutput.js"
 import * as Outcome from "./Outcome.js"
@@ -61,6 +62,8 @@ export const toCallToolResult = (tool: string, outcome: Outcome.Outcome): CallTo
   structuredContent: { ...outcome },
   isError: !outcome.ok
 })
+
+const sdk = "@modelcontextprotocol/sdk"
 
 /** RFC 5424 order of the MCP logging levels, least severe first. */
 const severity: Record<LoggingLevel, number> = {
