@@ -260,15 +260,17 @@ const toolcap = Command.make("toolcap").pipe(
 const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
 
 /** ANSI style sequences (colour, bold), which @effect/cli puts into its help and errors. */
+// oxlint-disable-next-line no-control-regex -- the escape character is what is being removed
 const ansiStyle = /\u001b\[[0-9;]*m/g
 
 const withoutStyle = (args: ReadonlyArray<unknown>): Array<unknown> =>
   args.map((arg) => (typeof arg === "string" ? arg.replace(ansiStyle, "") : arg))
 
+/** Whether a stream is a terminal that may be styled (never with NO_COLOR set). */
+const styled = (stream: NodeJS.WriteStream) => stream.isTTY === true && process.env["NO_COLOR"] === undefined
+
 /** A console that styles only what goes to a terminal (and never with NO_COLOR set). */
 const terminalAware = (console: Console.Console): Console.Console => {
-  const styled = (stream: NodeJS.WriteStream) =>
-    stream.isTTY === true && process.env["NO_COLOR"] === undefined
   const out = styled(process.stdout)
   const err = styled(process.stderr)
   return {

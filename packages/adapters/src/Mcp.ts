@@ -90,9 +90,17 @@ export const createServer = async (
   host: ToolHost.ToolHostService,
   info: ServerInfo = {}
 ): Promise<Server> => {
-  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js")
-  const { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } =
-    await import("@modelcontextprotocol/sdk/types.js")
+  const feature = "the MCP server"
+  const { Server } = await Optional.load(
+    sdk,
+    feature,
+    () => import("@modelcontextprotocol/sdk/server/index.js")
+  )
+  const { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } = await Optional.load(
+    sdk,
+    feature,
+    () => import("@modelcontextprotocol/sdk/types.js")
+  )
   const server = new Server(
     { name: info.name ?? "toolcap", version: info.version ?? "0.1.0" },
     { capabilities: { tools: {}, logging: {} } }

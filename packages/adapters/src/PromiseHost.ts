@@ -72,7 +72,14 @@ export interface PromiseToolHost {
   /** The tool definitions rendered from `budgets`. */
   readonly definitions: ReadonlyArray<ToolDefs.ToolDef>
   /** Runs Read, Glob, Grep or Bash. Tool errors resolve as `{ ok: false }`; only bugs reject. */
-  readonly call: (name: string, input: unknown, options?: CallOptions) => Promise<Outcome.Outcome>
+  readonly call: {
+    <N extends ToolDefs.ToolName>(
+      name: N,
+      input: unknown,
+      options?: CallOptions
+    ): Promise<Outcome.Outcome<ToolDefs.ToolResults[N]>>
+    (name: string, input: unknown, options?: CallOptions): Promise<Outcome.Outcome>
+  }
   /**
    * Builds and persists a checkpoint of a transcript (neutral, Anthropic or OpenAI shape) for this
    * session. A refused transcript resolves as `{ ok: false }` (`CHECKPOINT_INVALID`, ...).
@@ -210,7 +217,7 @@ export const createToolHost = async (options: ToolHostOptions): Promise<PromiseT
     workspace: host.workspace.root,
     budgets: host.budgets,
     definitions: host.definitions,
-    call,
+    call: call as PromiseToolHost["call"],
     checkpoint,
     latestCheckpoint,
     close

@@ -99,8 +99,18 @@ export interface ToolHostService {
   readonly budgets: Budgets.BudgetsValue
   /** The tool definitions rendered from `budgets`. */
   readonly definitions: ReadonlyArray<ToolDefs.ToolDef>
-  /** Runs a tool by name; an unknown name fails with `TOOL_INVALID_INPUT`. */
-  readonly call: (name: string, input: unknown, options?: CallOptions) => Effect.Effect<unknown, CallError>
+  /**
+   * Runs a tool by name, succeeding with that tool's result (`ToolDefs.ToolResults`); an unknown
+   * name fails with `TOOL_INVALID_INPUT`.
+   */
+  readonly call: {
+    <N extends ToolDefs.ToolName>(
+      name: N,
+      input: unknown,
+      options?: CallOptions
+    ): Effect.Effect<ToolDefs.ToolResults[N], CallError>
+    (name: string, input: unknown, options?: CallOptions): Effect.Effect<unknown, CallError>
+  }
   /**
    * Builds a checkpoint of a transcript (neutral, Anthropic or OpenAI shape) and persists it with
    * the transcript for this session, in one transaction.
@@ -307,7 +317,7 @@ export const make = (
       workspace,
       budgets,
       definitions: ToolDefs.builtinToolDefs(budgets),
-      call,
+      call: call as ToolHostService["call"],
       checkpoint,
       latestCheckpoint,
       endSession

@@ -24,7 +24,7 @@ const time = (args: ReadonlyArray<string>): number => {
 }
 
 const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
+  const sorted = values.toSorted((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!
 }
 

@@ -18,7 +18,8 @@ const load = (): Driver => {
     return driver
   } catch (error) {
     throw new Error(
-      `toolcap: checkpoints need the optional package better-sqlite3, which could not be loaded (${error instanceof Error ? error.message : String(error)}). Install it beside toolcap: npm install better-sqlite3`
+      `toolcap: checkpoints need the optional package better-sqlite3, which could not be loaded (${error instanceof Error ? error.message : String(error)}). Install it beside toolcap: npm install better-sqlite3`,
+      { cause: error }
     )
   }
 }
