@@ -13,7 +13,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { assertBuilt, bin, makeDirs } from "./fixtures/cli.js"
-import { connectMcp } from "./fixtures/mcpPipe.js"
+import { connectMcp, type McpPipe } from "./fixtures/mcpPipe.js"
 
 const MB = 1024 * 1024
 /** The bound of the cases that stream every chunk to a slow reader (see above). */
@@ -29,61 +29,58 @@ const output = (bytes: number) => `yes ${"x".repeat(99)} | head -c ${bytes}`
 
 type Structured = { ok: boolean; result?: { stdout: string; truncated: boolean; exitCode: number } }
 
+/** One Bash call of `bytes` of output through the server. */
+const bash = (mcp: McpPipe, bytes: number) =>
+  mcp.client.callTool({ name: "Bash", arguments: { command: output(bytes), timeout: 300 } }, undefined, {
+    timeout: 200_000
+  })
+
+/**
+ * Runs `body` against a fresh `toolcap mcp`, then checks the server stayed within `limit` of peak
+ * RSS and wrote nothing to stderr; the server is closed either way.
+ */
+const withServer = async (
+  options: { readonly pauseMs?: number; readonly limit: number },
+  body: (mcp: McpPipe) => Promise<void>
+) => {
+  const mcp = await connectMcp({ args, pauseMs: options.pauseMs ?? 0 })
+  try {
+    await body(mcp)
+    assert.isAtMost(mcp.peakRss(), options.limit, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
+    assert.strictEqual(mcp.stderr(), "")
+  } finally {
+    await mcp.close()
+  }
+}
+
 describe("toolcap mcp keeps its memory bounded under Bash output", () => {
   it("200 MB to a client that set the logging level and reads slowly: every chunk arrives, peak RSS bounded", async () => {
-    const mcp = await connectMcp({ args, pauseMs: 2 })
-    try {
+    await withServer({ pauseMs: 2, limit: STREAMING_PEAK }, async (mcp) => {
       let forwarded = 0
       mcp.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
         forwarded += ((notification.params.data as { data: string }).data ?? "").length
       })
       await mcp.client.setLoggingLevel("info")
-      const result = await mcp.client.callTool(
-        { name: "Bash", arguments: { command: output(200_000_000), timeout: 300 } },
-        undefined,
-        { timeout: 600_000 }
-      )
+      const result = await bash(mcp, 200_000_000)
       const outcome = result.structuredContent as Structured
       assert.isTrue(outcome.ok)
       assert.isTrue(outcome.result!.truncated)
       assert.isAtMost(Buffer.byteLength(JSON.stringify(result)), 1 * MB, "the result is bounded")
       assert.strictEqual(forwarded, 200_000_000, "every byte reached the client, in log messages")
-      assert.isAtMost(mcp.peakRss(), STREAMING_PEAK, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
-      assert.strictEqual(mcp.stderr(), "")
-    } finally {
-      await mcp.close()
-    }
-  }, 600_000)
+    })
+  }, 240_000)
 
   it("200 MB to a client that never asked for logs: no chunk is sent, peak RSS ≤ 200 MB", async () => {
-    const mcp = await connectMcp({ args })
-    try {
-      const result = await mcp.client.callTool(
-        { name: "Bash", arguments: { command: output(200_000_000), timeout: 300 } },
-        undefined,
-        { timeout: 600_000 }
-      )
+    await withServer({ limit: 200 * MB }, async (mcp) => {
+      const result = await bash(mcp, 200_000_000)
       assert.isTrue((result.structuredContent as Structured).ok)
       assert.isAtMost(mcp.bytesRead(), 2 * MB, "only the bounded results crossed the pipe")
-      assert.isAtMost(mcp.peakRss(), 200 * MB, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
-      assert.strictEqual(mcp.stderr(), "")
-    } finally {
-      await mcp.close()
-    }
-  }, 600_000)
+    })
+  }, 240_000)
 
   it("16 concurrent calls of 100 MB each through one server: all answered, bounded, peak RSS ≤ 300 MB", async () => {
-    const mcp = await connectMcp({ args })
-    try {
-      const results = await Promise.all(
-        Array.from({ length: 16 }, () =>
-          mcp.client.callTool(
-            { name: "Bash", arguments: { command: output(100_000_000), timeout: 300 } },
-            undefined,
-            { timeout: 600_000 }
-          )
-        )
-      )
+    await withServer({ limit: 300 * MB }, async (mcp) => {
+      const results = await Promise.all(Array.from({ length: 16 }, () => bash(mcp, 100_000_000)))
       for (const result of results) {
         const outcome = result.structuredContent as Structured
         assert.isTrue(outcome.ok)
@@ -91,12 +88,8 @@ describe("toolcap mcp keeps its memory bounded under Bash output", () => {
         assert.isTrue(outcome.result!.truncated)
         assert.isAtMost(Buffer.byteLength(JSON.stringify(result)), 1 * MB)
       }
-      assert.isAtMost(mcp.peakRss(), 300 * MB, `peak RSS ${(mcp.peakRss() / MB).toFixed(1)} MB`)
-      assert.strictEqual(mcp.stderr(), "")
-    } finally {
-      await mcp.close()
-    }
-  }, 600_000)
+    })
+  }, 240_000)
 })
 
 describe("toolcap call --stream keeps its memory bounded for a late, slow reader", () => {
@@ -123,6 +116,7 @@ describe("toolcap call --stream keeps its memory bounded for a late, slow reader
       }
     }
     const sampler = setInterval(sample, 50)
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve))
     let stderr = ""
     child.stderr.setEncoding("utf8").on("data", (data: string) => (stderr += data))
     child.stdout.pause()
@@ -143,12 +137,12 @@ describe("toolcap call --stream keeps its memory bounded for a late, slow reader
       setTimeout(() => child.stdout.resume(), 2)
     })
     child.stdout.resume()
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    const code = await closed
     clearInterval(sampler)
     assert.strictEqual(code, 0, stderr)
     assert.strictEqual(data, 200_000_000, "every byte arrived as chunk lines")
     assert.strictEqual((JSON.parse(last) as { type: string }).type, "result")
     assert.isAbove(peak, 0)
     assert.isAtMost(peak, STREAMING_PEAK, `peak RSS ${(peak / MB).toFixed(1)} MB`)
-  }, 600_000)
+  }, 240_000)
 })
