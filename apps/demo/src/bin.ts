@@ -17,7 +17,10 @@ process.title = argv[0] === undefined ? "toolcap" : `toolcap ${argv[0]}`
 const isCall = argv[0] === "call"
 const fastCall = isCall && !argv.includes("--help") && !argv.includes("-h")
 
+let started = false
 const onEarlySignal = (signal: NodeJS.Signals) => {
+  // once started, the runtime's own listener (called with this one) handles the signal
+  if (started) return
   if (isCall) {
     const tool = argv[1] ?? "call"
     const error = {
@@ -34,7 +37,7 @@ process.on("SIGINT", onEarlySignal)
 process.on("SIGTERM", onEarlySignal)
 
 const entry = fastCall ? await import("./internal/call.js") : await import("./Cli.js")
-// The runtime installs its own handlers in the same tick: no signal falls between the two.
-process.off("SIGINT", onEarlySignal)
-process.off("SIGTERM", onEarlySignal)
+// This listener stays: removing the last listener of a signal closes Node's watcher for it, and a
+// signal already caught but not yet dispatched would be lost before the runtime's listener exists.
+started = true
 entry.main(argv)

@@ -97,6 +97,8 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
   }).pipe(
     Effect.scoped,
     Effect.provide(budgetsLayer),
+    // inside the answer on interruption: a signal while even the logger is being set up still answers
+    Effect.provide(stderrLogger),
     Effect.onInterrupt(() =>
       answered ? Effect.void : respond(Exit.interrupt(FiberId.none)).pipe(Effect.orDie)
     )
@@ -167,7 +169,6 @@ export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, 
 export const main = (argv: ReadonlyArray<string>): void =>
   runMain(
     Either.match(parseArgv(argv.slice(1)), { onLeft: reportUsage, onRight: run }).pipe(
-      Effect.catchAll(reportUsage),
-      Effect.provide(stderrLogger)
+      Effect.catchAll(reportUsage)
     )
   )
