@@ -14,25 +14,23 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
-import * as Data from "effect/Data"
+import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { Mcp, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import * as Demo from "./Demo.js"
+import * as Call from "./internal/call.js"
 import { resolveDataDir } from "./internal/dataDir.js"
 import * as Output from "./internal/output.js"
-import { ExitCode, printLine, setExitCode, writeLine } from "./internal/output.js"
+import { ExitCode, printLine, setExitCode } from "./internal/output.js"
+import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./internal/usage.js"
 
 /**
  * A usage error: the command line itself is wrong. Reported on stderr with exit code 1.
@@ -40,9 +38,7 @@ import { ExitCode, printLine, setExitCode, writeLine } from "./internal/output.j
  * @since 0.1.0
  * @category errors
  */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
-
-const usage = (error: { readonly message: string }) => new UsageError({ message: error.message })
+export { UsageError } from "./internal/usage.js"
 
 const workspaceOption = Options.directory("workspace").pipe(
   Options.withDescription("Workspace directory (default: the current directory)."),
@@ -72,48 +68,6 @@ const staleAfterOption = Options.integer("stale-after").pipe(
   Options.withDefault(defaultStaleAfterSeconds)
 )
 
-/** The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. */
-const budgetsLayer = Budgets.layerConfig.pipe(Layer.mapError(usage))
-
-const hostConfig = (args: {
-  readonly workspace: Option.Option<string>
-  readonly dataDir: Option.Option<string>
-  readonly approve: ReadonlyArray<string>
-  readonly session: string
-}) =>
-  Effect.map(resolveDataDir(args.dataDir), (dataDir) => ({
-    workspace: Option.getOrElse(args.workspace, () => process.cwd()),
-    dataDir,
-    sessionId: args.session,
-    approvedExternalRoots: args.approve
-  }))
-
-const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
-  Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (error) =>
-      new UsageError({
-        message: `the tool input is not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object, e.g. '{"path":"README.md"}'`
-      })
-  })
-
-/** Prints the answer of a settled call in the chosen format and records the exit code. */
-const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, stream: boolean) =>
-  Effect.gen(function* () {
-    const settled = Outcome.fromExit(tool, exit)
-    // A defect is a bug, not a tool error: it is reported on stderr and exits 1.
-    if (Either.isLeft(settled)) return yield* Effect.die(Cause.squash(settled.left))
-    const outcome = settled.right
-    if (stream) {
-      yield* printLine(
-        outcome.ok ? { type: "result", result: outcome.result } : { type: "error", error: outcome.error }
-      )
-    } else {
-      yield* printLine(outcome)
-    }
-    yield* setExitCode(outcome.ok ? ExitCode.ok : ExitCode.toolError)
-  })
-
 const call = Command.make(
   "call",
   {
@@ -133,34 +87,7 @@ const call = Command.make(
       Options.withDescription("Print Bash's chunks as NDJSON while it runs, then the result line.")
     )
   },
-  (args) =>
-    Effect.gen(function* () {
-      const input = yield* parseInput(args.input)
-      const config = yield* hostConfig(args)
-      // one call per process: a watched file index would be built for a single search
-      const host = yield* ToolHost.make({ ...config, fileIndex: false }).pipe(Effect.mapError(usage))
-      const controller = new AbortController()
-      const onChunk = args.stream
-        ? (chunk: { readonly stream: string; readonly seq: number; readonly data: string }) =>
-            writeLine({ type: "chunk", stream: chunk.stream, seq: chunk.seq, data: chunk.data })
-        : undefined
-      // Daemon: a signal interrupting this command must not interrupt the call itself; the call is
-      // aborted instead, so it still answers (TOOL_ABORTED with its partial output) once its
-      // process tree is gone.
-      const running = yield* Effect.forkDaemon(
-        host.call(args.tool, input, { signal: controller.signal, onChunk })
-      )
-      const exit = yield* Fiber.await(running).pipe(
-        Effect.onInterrupt(() =>
-          Effect.sync(() => controller.abort()).pipe(
-            Effect.zipRight(Fiber.await(running)),
-            Effect.flatMap((aborted) => answer(args.tool, aborted, args.stream)),
-            Effect.orDie
-          )
-        )
-      )
-      yield* answer(args.tool, exit, args.stream)
-    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+  (args) => Call.run(args)
 ).pipe(Command.withDescription("Run one tool call and print its outcome as one JSON line."))
 
 const mcp = Command.make(
@@ -186,19 +113,15 @@ const mcp = Command.make(
         ...args,
         session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
       })
-      const server = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () =>
-            Mcp.serveStdio({
-              ...config,
-              budgets: { ...budgets },
-              sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
-            }),
-          catch: (error) => usage(error instanceof Error ? error : { message: String(error) })
-        }),
-        (running) => Effect.promise(() => running.close())
+      yield* Mcp.serve({ name: "toolcap", version: "0.1.0" }).pipe(
+        Effect.provide(
+          ToolHost.layer({
+            ...config,
+            endSessionOnClose: true,
+            sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
+          }).pipe(Layer.provide(Layer.succeed(Budgets.Budgets, budgets)), Layer.mapError(usage))
+        )
       )
-      yield* Effect.promise(() => server.closed)
     }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Serve Read, Glob, Grep and Bash over MCP (stdio)."))
 
@@ -275,7 +198,7 @@ const checkpointBuild = Command.make(
         ),
         Effect.exit
       )
-      yield* answer("checkpoint", exit, false)
+      yield* Call.answer("checkpoint", exit, false)
     }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Build a checkpoint of a transcript, persist it, print it as one JSON line."))
 
@@ -304,7 +227,7 @@ const checkpointShow = Command.make(
         )
         return yield* setExitCode(ExitCode.toolError)
       }
-      yield* answer("checkpoint", Exit.map(exit, Option.getOrNull), false)
+      yield* Call.answer("checkpoint", Exit.map(exit, Option.getOrNull), false)
     }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Print the session's latest checkpoint as one JSON line."))
 
@@ -358,6 +281,32 @@ const toolcap = Command.make("toolcap").pipe(
 
 const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
 
+/** ANSI style sequences (colour, bold), which @effect/cli puts into its help and errors. */
+// oxlint-disable-next-line no-control-regex -- the escape character is what is being removed
+const ansiStyle = /\u001b\[[0-9;]*m/g
+
+const withoutStyle = (args: ReadonlyArray<unknown>): Array<unknown> =>
+  args.map((arg) => (typeof arg === "string" ? arg.replace(ansiStyle, "") : arg))
+
+/** Whether a stream is a terminal that may be styled (never with NO_COLOR set). */
+const styled = (stream: NodeJS.WriteStream) => stream.isTTY === true && process.env["NO_COLOR"] === undefined
+
+/** A console that styles only what goes to a terminal (and never with NO_COLOR set). */
+const terminalAware = (console: Console.Console): Console.Console => {
+  const out = styled(process.stdout)
+  const err = styled(process.stderr)
+  return {
+    ...console,
+    log: (...args) => console.log(...(out ? args : withoutStyle(args))),
+    error: (...args) => console.error(...(err ? args : withoutStyle(args))),
+    unsafe: {
+      ...console.unsafe,
+      log: (...args) => console.unsafe.log(...(out ? args : withoutStyle(args))),
+      error: (...args) => console.unsafe.error(...(err ? args : withoutStyle(args)))
+    }
+  }
+}
+
 /**
  * Runs the CLI on `process.argv`-style arguments. Usage errors are reported on stderr and set exit
  * code 1; the exit code a command settled on is read with `exitCode()`.
@@ -366,20 +315,22 @@ const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
  * @category constructors
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<void> =>
-  cli(argv).pipe(
+  Effect.consoleWith((console) => Effect.withConsole(cli(argv), terminalAware(console))).pipe(
+    // @effect/cli already printed its own validation errors with the help text.
     Effect.catchAll((error) =>
-      Effect.zipRight(
-        // @effect/cli already printed its own validation errors with the help text.
-        ValidationError.isValidationError(error)
-          ? Effect.void
-          : Effect.sync(() => process.stderr.write(`toolcap: ${error.message}\n`)),
-        setExitCode(ExitCode.usage)
-      )
+      ValidationError.isValidationError(error) ? setExitCode(ExitCode.usage) : reportUsage(error)
     ),
-    // stdout belongs to the JSON contract (and to MCP); logs go to stderr.
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
+    Effect.provide(stderrLogger),
     Effect.provide(NodeContext.layer)
   )
+
+/**
+ * Runs the CLI as the process's main program on the arguments after the script path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const main = (argv: ReadonlyArray<string>): void => Output.runMain(run(["node", "toolcap", ...argv]))
 
 /**
  * The exit code the last command settled on (0 ok, 2 tool error, 1 usage error), if any.

@@ -1,8 +1,10 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { assertBuilt, makeDirs, runCli } from "./fixtures/cli.js"
+import { fileURLToPath } from "node:url"
+import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
 import { processesWithCookie, runIdOf } from "../../../packages/adapters/test/fixtures/processes.js"
 
 const dirs = makeDirs("toolcap-cli-")
@@ -112,6 +114,42 @@ describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
     assert.strictEqual(result["root"], "external")
     assert.strictEqual(result["path"], target)
   })
+})
+
+describe("the answer is one whole JSON line for a slow Python reader", () => {
+  /** Runs per case (exit 0, exit 2 after a timeout, SIGTERM abort); TOOLCAP_PIPE_RUNS overrides. */
+  const runs = Number(process.env["TOOLCAP_PIPE_RUNS"] ?? "20")
+
+  it(`subprocess with captured stdout parses ${runs} of ${runs} answers for exit 0, exit 2 and SIGTERM`, async () => {
+    const reader = fileURLToPath(new URL("./fixtures/pipe_reader.py", import.meta.url))
+    const child = spawn(
+      "python3",
+      [reader, process.execPath, bin, dirs.workspace, dirs.dataDir, String(runs), "6"],
+      {
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (data: string) => (stdout += data))
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    assert.strictEqual(status, 0)
+    const report = JSON.parse(stdout) as Record<string, Array<[number, string, number]>>
+    const verdicts = (name: string) => report[name]!.map(([code, verdict]) => `${code} ${verdict}`)
+    assert.deepStrictEqual(
+      verdicts("exit0"),
+      Array.from({ length: runs }, () => "0 ok")
+    )
+    assert.deepStrictEqual(
+      verdicts("exit2"),
+      Array.from({ length: runs }, () => "2 TOOL_TIMEOUT")
+    )
+    assert.deepStrictEqual(
+      verdicts("sigterm"),
+      Array.from({ length: runs }, () => "2 TOOL_ABORTED")
+    )
+    // the pipe's capacity (64 KiB) is no limit: the timeout's partial output is larger
+    for (const [, , bytes] of report["exit2"]!) assert.isAbove(bytes, 65_536, JSON.stringify(report["exit2"]))
+  }, 300_000)
 })
 
 describe("toolcap call --stream: NDJSON chunks, then the result", () => {
@@ -367,5 +405,58 @@ describe("toolcap demo", () => {
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true })
     }
+  })
+})
+
+describe("papercuts", () => {
+  it("works from any directory; a relative --workspace resolves against the caller's directory", async () => {
+    const run = await runCli(["call", "Read", '{"path":"README.md"}', "--workspace", "workspace"], {
+      cwd: dirs.root,
+      env: { TOOLCAP_DATA_DIR: dirs.dataDir }
+    })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.strictEqual((onlyLine(run.stdout)["result"] as Json)["content"], "# hello\nworld\n")
+  })
+
+  it("`pnpm -w --silent toolcap` from a subdirectory runs in that directory", async () => {
+    const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url))
+    const child = spawn(
+      "pnpm",
+      ["-w", "--silent", "toolcap", "call", "Read", '{"path":"pipe_reader.py","limit":1}'],
+      {
+        cwd: fixtures,
+        env: { ...process.env, INIT_CWD: undefined, TOOLCAP_DATA_DIR: dirs.dataDir },
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (data: string) => (stdout += data))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    assert.strictEqual(code, 0, stdout)
+    const result = onlyLine(stdout)["result"] as Json
+    assert.strictEqual(result["path"], "pipe_reader.py")
+    assert.match(result["content"] as string, /^"""Runs `toolcap call`/)
+  })
+
+  it("--help into a pipe carries no ANSI codes, even without NO_COLOR", async () => {
+    for (const args of [["--help"], ["call", "--help"], ["mcp", "--help"]]) {
+      const run = await runCli(args, { env: { NO_COLOR: undefined, FORCE_COLOR: undefined } })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.include(run.stdout, "toolcap")
+      assert.notInclude(run.stdout, "\u001b[", `${args.join(" ")} printed ANSI codes`)
+    }
+  })
+
+  it("Bash refuses a field its schema does not have, and counts one process in the singular", async () => {
+    const extra = await runCli(["call", "Bash", '{"command":"true","cwd":"/"}', ...base])
+    assert.strictEqual(extra.code, 2)
+    const error = onlyLine(extra.stdout)["error"] as Json
+    assert.strictEqual(error["code"], "TOOL_INVALID_INPUT")
+    assert.strictEqual(error["field"], "cwd")
+    const single = await runCli(["call", "Bash", '{"command":"exec sleep 60","timeout":1}', ...base])
+    const timeout = onlyLine(single.stdout)["error"] as Json
+    assert.strictEqual(timeout["code"], "TOOL_TIMEOUT")
+    assert.deepStrictEqual((timeout["killedPids"] as Array<number>).length, 1)
+    assert.include(timeout["message"] as string, "(1 process signalled)")
   })
 })

@@ -74,7 +74,14 @@ const aiSdkSurface = async (): Promise<Surface> => {
     name: "ai-sdk",
     call: async (tool, input) => {
       const execute = tools[tool as keyof typeof tools].execute!
-      return (await execute(input, { toolCallId: `call-${n++}`, messages: [] })) as Outcome.Outcome
+      const returned = execute(input, { toolCallId: `call-${n++}`, messages: [] })
+      // a streaming tool (Bash) yields preliminary results; its last value is the result
+      if (Symbol.asyncIterator in returned) {
+        let last: Outcome.Outcome | undefined
+        for await (const value of returned) last = value
+        return last!
+      }
+      return (await returned) as Outcome.Outcome
     },
     close: host.close
   }

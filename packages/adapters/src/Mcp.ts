@@ -1,22 +1,38 @@
 /**
- * An MCP server (Model Context Protocol, stdio) exposing Read, Glob, Grep and Bash with the
- * definitions rendered from the budgets. Results come back as text for the model (`ModelOutput`)
- * and as `structuredContent` (the wire `Outcome`, for programmatic clients); a tool error sets
- * `isError`. While Bash runs, each
- * stdout/stderr chunk is forwarded as a progress notification (when the client sent a progress
- * token) and as a log message carrying `{ callId, stream, seq, data }`. A client's cancellation
- * aborts the call, which stops Bash's whole process tree.
+ * An MCP server (Model Context Protocol, stdio) exposing Read, Glob, Grep and Bash of a
+ * `ToolHost`, with the definitions rendered from the budgets. Results come back as text for the
+ * model (`ModelOutput`) and as `structuredContent` (the wire `Outcome`, for programmatic
+ * clients); a tool error sets `isError`. A client's cancellation aborts the call, which stops
+ * Bash's whole process tree.
+ *
+ * Bash's stdout/stderr chunks leave the server only when the client asked for them: as log
+ * messages (logger `toolcap/bash`, data `{ callId, stream, seq, lastSeq, data }`) once it set a
+ * logging level through `logging/setLevel`, and as progress notifications when the call carries
+ * a progress token. Chunks that arrive while a message is being written are coalesced into the
+ * next one (consecutive chunks of a stream, `seq`..`lastSeq`), each write waits for the client
+ * to read, and a client that reads slowly (or not at all) pauses the command's pipes: the
+ * server's memory stays bounded whatever the command writes.
  *
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Readable, Writable } from "node:stream"
-import type { Bash } from "@toolcap/tools"
+import * as ChunkForwarder from "./internal/chunkForwarder.js"
 import * as McpGuard from "./internal/mcpGuard.js"
+import * as Optional from "./internal/optional.js"
+import * as StdioTransport from "./internal/stdioTransport.js"
 import * as ModelOutput from "./ModelOutput.js"
-import type * as Outcome from "./Outcome.js"
+import * as Outcome from "./Outcome.js"
 import * as PromiseHost from "./PromiseHost.js"
+import * as ToolHost from "./ToolHost.js"
 
 /**
  * The logger name of Bash chunk log messages.
@@ -48,6 +64,22 @@ export const toCallToolResult = (tool: string, outcome: Outcome.Outcome): CallTo
   isError: !outcome.ok
 })
 
+const sdk = "@modelcontextprotocol/sdk"
+
+/** RFC 5424 order of the MCP logging levels, least severe first. */
+const severity: Record<LoggingLevel, number> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7
+}
+
+const levelOf = (stream: "stdout" | "stderr"): LoggingLevel => (stream === "stderr" ? "warning" : "info")
+
 /**
  * An MCP server (not yet connected) serving the tools of a host. Asynchronous because the MCP SDK
  * is loaded on first use: hosts (and the CLI) that never serve MCP do not pay for loading it.
@@ -56,15 +88,31 @@ export const toCallToolResult = (tool: string, outcome: Outcome.Outcome): CallTo
  * @category constructors
  */
 export const createServer = async (
-  host: PromiseHost.PromiseToolHost,
+  host: ToolHost.ToolHostService,
   info: ServerInfo = {}
 ): Promise<Server> => {
-  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js")
-  const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js")
+  const feature = "the MCP server"
+  const { Server } = await Optional.load(
+    sdk,
+    feature,
+    () => import("@modelcontextprotocol/sdk/server/index.js")
+  )
+  const { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } = await Optional.load(
+    sdk,
+    feature,
+    () => import("@modelcontextprotocol/sdk/types.js")
+  )
   const server = new Server(
     { name: info.name ?? "toolcap", version: info.version ?? "0.1.0" },
     { capabilities: { tools: {}, logging: {} } }
   )
+
+  // Unset until the client sets one: a client that never asked for logs gets none.
+  let logLevel: LoggingLevel | undefined
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level
+    return {}
+  })
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: host.definitions.map((def) => ({
@@ -75,67 +123,102 @@ export const createServer = async (
   }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name
     const progressToken = request.params["_meta"]?.progressToken
-    let forwarded = 0
-    const onChunk = (chunk: Bash.BashChunk) => {
-      if (extra.signal.aborted) return
-      forwarded += 1
-      if (progressToken !== undefined) {
-        void extra
-          .sendNotification({
-            method: "notifications/progress",
-            params: { progressToken, progress: forwarded, message: `${chunk.stream}: ${chunk.data}` }
-          })
-          .catch(() => undefined)
-      }
-      // Through sendLoggingMessage so a client's logging/setLevel is honoured.
-      void server
-        .sendLoggingMessage(
-          {
-            level: chunk.stream === "stderr" ? "warning" : "info",
-            logger: chunkLogger,
-            data: { callId: chunk.callId, stream: chunk.stream, seq: chunk.seq, data: chunk.data }
-          },
-          extra.sessionId
-        )
-        .catch(() => undefined)
-    }
-    const outcome = await host.call(request.params.name, request.params.arguments ?? {}, {
-      signal: extra.signal,
-      callId: `mcp-${String(extra.requestId)}`,
-      onChunk
-    })
-    return toCallToolResult(request.params.name, outcome)
+    const level = logLevel
+    const logs = (stream: "stdout" | "stderr") =>
+      level !== undefined && severity[levelOf(stream)] >= severity[level]
+    let progress = 0
+    const forwarder =
+      progressToken === undefined && level === undefined
+        ? undefined
+        : ChunkForwarder.make(async (runs) => {
+            for (const run of runs) {
+              if (progressToken !== undefined) {
+                progress += 1
+                await extra.sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken, progress, message: `${run.stream}: ${run.data}` }
+                })
+              }
+              if (logs(run.stream)) {
+                await extra.sendNotification({
+                  method: "notifications/message",
+                  params: { level: levelOf(run.stream), logger: chunkLogger, data: { ...run } }
+                })
+              }
+            }
+          }, extra.signal)
+    const exit = await Effect.runPromiseExit(
+      host
+        .call(name, request.params.arguments ?? {}, {
+          signal: extra.signal,
+          callId: `mcp-${String(extra.requestId)}`,
+          onChunk: forwarder?.onChunk
+        })
+        // chunks before the answer; flushed after (not as a finalizer, which could not be cut
+        // short by a cancellation)
+        .pipe(Effect.exit, Effect.zipLeft(forwarder?.flushed ?? Effect.void), Effect.flatten)
+    )
+    const settled = Outcome.fromExit(name, exit)
+    // A defect is a bug: the SDK answers it as a JSON-RPC error.
+    if (Either.isLeft(settled)) throw Cause.squash(settled.left)
+    return toCallToolResult(name, settled.right)
   })
 
   return server
 }
 
 /**
- * Process stdout carries the protocol: anything logged through `console` (the default Effect
- * logger included) goes to stderr while the server runs. Returns the undo.
+ * @since 0.1.0
+ * @category models
  */
-const consoleToStderr = (): (() => void) => {
-  const saved = { log: console.log, info: console.info, debug: console.debug }
-  console.log = console.info = console.debug = (...args: Array<unknown>) => console.error(...args)
-  return () => Object.assign(console, saved)
+export interface StdioStreams {
+  /** Default: `process.stdin`. */
+  readonly stdin?: Readable | undefined
+  /** Default: `process.stdout`; it carries the protocol, so nothing else may write to it. */
+  readonly stdout?: Writable | undefined
 }
+
+/**
+ * Serves the `ToolHost`'s tools over stdio until the client goes away (its input ends) or the
+ * fiber is interrupted; the server is closed either way.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serve = (
+  options: ServerInfo & StdioStreams = {}
+): Effect.Effect<void, never, ToolHost.ToolHost> =>
+  Effect.gen(function* () {
+    const host = yield* ToolHost.ToolHost
+    const server = yield* Effect.promise(() => createServer(host, options))
+    const stdout = options.stdout ?? process.stdout
+    // every request with an id is answered, even one the SDK would drop (McpGuard)
+    const validate = yield* Effect.promise(() => McpGuard.sdkValidate())
+    const input = McpGuard.guard(options.stdin ?? process.stdin, stdout, validate, process.stderr)
+    const transport = yield* Effect.promise(() => StdioTransport.make(input, stdout))
+    const closed = yield* Deferred.make<void>()
+    // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK exposes a callback, not an EventTarget
+    server.onclose = () => Deferred.unsafeDone(closed, Exit.void)
+    yield* Effect.acquireUseRelease(
+      Effect.promise(() => server.connect(transport)),
+      () => Deferred.await(closed),
+      () => Effect.promise(() => server.close().catch(() => undefined))
+    )
+  })
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface StdioOptions extends PromiseHost.ToolHostOptions, ServerInfo {
-  readonly stdin?: Readable | undefined
-  readonly stdout?: Writable | undefined
-}
+export interface StdioOptions extends PromiseHost.ToolHostOptions, ServerInfo, StdioStreams {}
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface RunningServer {
-  readonly host: PromiseHost.PromiseToolHost
   /** Resolves once the server stopped and the session ended. */
   readonly closed: Promise<void>
   /** Stops the server: running calls are stopped, the session's scratch dir removed. */
@@ -143,44 +226,25 @@ export interface RunningServer {
 }
 
 /**
- * Serves the tools over stdio until stdin ends or `close()` is called. The server's lifetime is
- * the session: when it stops, running calls are stopped and the scratch directory is removed.
- * On the process's own stdout, `console.log/info/debug` are sent to stderr while it runs.
+ * Serves the tools over stdio until stdin ends or `close()` is called (Promise API over `serve`).
+ * The server's lifetime is the session: when it stops, running calls are stopped and the scratch
+ * directory is removed. Rejects like `createToolHost` on bad options.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const serveStdio = async (options: StdioOptions): Promise<RunningServer> => {
-  const restoreConsole = options.stdout === undefined ? consoleToStderr() : () => {}
-  const host = await PromiseHost.createToolHost(options).catch((error: unknown) => {
-    restoreConsole()
-    throw error
-  })
-  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js")
-  const server = await createServer(host, options)
-  const stdin = options.stdin ?? process.stdin
-  const stdout = options.stdout ?? process.stdout
-  // every request with an id is answered, even one the SDK would drop (McpGuard)
-  const guarded = McpGuard.guard(stdin, stdout, await McpGuard.sdkValidate(), process.stderr)
-  const transport = new StdioServerTransport(guarded, stdout)
-  let resolveClosed!: () => void
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
-  let closing: Promise<void> | undefined
-  const close = () => {
-    closing ??= (async () => {
-      stdin.off("end", onEnd)
-      await host.close()
-      await server.close().catch(() => undefined)
-      restoreConsole()
-      resolveClosed()
-    })()
-    return closing
+  const runtime = ManagedRuntime.make(PromiseHost.layer(options))
+  const built = await runtime.runPromiseExit(Effect.void)
+  if (Exit.isFailure(built)) {
+    await runtime.dispose()
+    throw Cause.squash(built.cause)
   }
-  // The SDK's stdio transport does not notice the client going away; its stdin ending is that signal.
-  const onEnd = () => void close()
-  stdin.on("end", onEnd)
-  // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK exposes a callback, not an EventTarget
-  server.onclose = () => void close()
-  await server.connect(transport)
-  return { host, closed, close }
+  const fiber = runtime.runFork(serve(options))
+  const closed = runtime.runPromise(Fiber.await(fiber)).then(() => runtime.dispose())
+  const close = () => {
+    runtime.runFork(Fiber.interrupt(fiber))
+    return closed
+  }
+  return { closed, close }
 }

@@ -12,8 +12,10 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
 import type { CheckpointStore } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import type { Bash } from "@toolcap/tools"
@@ -48,7 +50,11 @@ export interface ToolHostOptions {
  */
 export interface CallOptions {
   readonly signal?: AbortSignal | undefined
-  readonly onChunk?: ((chunk: Bash.BashChunk) => void) | undefined
+  /**
+   * Receives Bash's chunks in order. Returning a promise makes the next chunk wait for it; a slow
+   * consumer then pauses the command's pipes instead of queueing its output.
+   */
+  readonly onChunk?: ((chunk: Bash.BashChunk) => void | PromiseLike<void>) | undefined
   readonly callId?: string | undefined
 }
 
@@ -66,7 +72,14 @@ export interface PromiseToolHost {
   /** The tool definitions rendered from `budgets`. */
   readonly definitions: ReadonlyArray<ToolDefs.ToolDef>
   /** Runs Read, Glob, Grep or Bash. Tool errors resolve as `{ ok: false }`; only bugs reject. */
-  readonly call: (name: string, input: unknown, options?: CallOptions) => Promise<Outcome.Outcome>
+  readonly call: {
+    <N extends ToolDefs.ToolName>(
+      name: N,
+      input: unknown,
+      options?: CallOptions
+    ): Promise<Outcome.Outcome<ToolDefs.ToolResults[N]>>
+    (name: string, input: unknown, options?: CallOptions): Promise<Outcome.Outcome>
+  }
   /**
    * Builds and persists a checkpoint of a transcript (neutral, Anthropic or OpenAI shape) for this
    * session. A refused transcript resolves as `{ ok: false }` (`CHECKPOINT_INVALID`, ...).
@@ -100,77 +113,103 @@ const settle = async <A>(tool: string, run: Promise<Exit.Exit<A, unknown>>): Pro
   return settled.right as Outcome.Outcome<A>
 }
 
+const isPromiseLike = (value: unknown): value is PromiseLike<void> =>
+  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+
+/** A Promise-style chunk consumer as the host's: a returned promise is awaited before the next chunk. */
+const chunkConsumer = (onChunk: CallOptions["onChunk"]): ToolHost.CallOptions["onChunk"] =>
+  onChunk === undefined
+    ? undefined
+    : (chunk) => {
+        const delivered = onChunk(chunk)
+        return isPromiseLike(delivered) ? Effect.promise(() => Promise.resolve(delivered)) : undefined
+      }
+
+/** Names the option a JavaScript caller left out, instead of failing deep inside with a TypeError. */
+const requireText = (options: ToolHostOptions, field: "workspace" | "dataDir" | "sessionId"): void => {
+  const value: unknown = (options as unknown as Record<string, unknown>)[field]
+  if (typeof value !== "string" || value.length === 0) {
+    throw new TypeError(
+      `createToolHost: options.${field} must be a non-empty string (got ${value === undefined ? "nothing" : typeof value}); ${field === "dataDir" ? "pass the directory that holds scratch files and checkpoints, e.g. path.join(os.homedir(), '.local/share/toolcap')" : field === "workspace" ? "pass the directory the tools work in" : "pass an id like 'default'"}`
+    )
+  }
+}
+
+/**
+ * The host of `options` as a layer (budgets and a stderr logger included): what the Promise API
+ * and `Mcp.serveStdio` run on. The session ends (scratch removed) when the layer closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: ToolHostOptions
+): Layer.Layer<ToolHost.ToolHost, ToolHost.StartError | Budgets.BudgetsInvalid> => {
+  requireText(options, "workspace")
+  requireText(options, "dataDir")
+  requireText(options, "sessionId")
+  return ToolHost.layer({
+    workspace: options.workspace,
+    dataDir: options.dataDir,
+    sessionId: options.sessionId,
+    approvedExternalRoots: options.approvedExternalRoots,
+    checkpointFile: options.checkpointFile,
+    sweepStaleAfterMs: options.sweepStaleAfterMs,
+    endSessionOnClose: true
+  }).pipe(
+    Layer.provide(Budgets.layerWith(options.budgets ?? {})),
+    // stdout may carry a protocol (MCP): Effect's logs go to stderr.
+    Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger)))
+  )
+}
+
 /**
  * Starts a tool host. Rejects when the workspace is not a directory, the session id is invalid
- * or a budget override breaks a rule.
+ * or a budget override breaks a rule. A thin `ManagedRuntime` over `ToolHost`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const createToolHost = async (options: ToolHostOptions): Promise<PromiseToolHost> => {
-  const scope = Effect.runSync(Scope.make())
-  const built = await Effect.runPromiseExit(
-    ToolHost.make({
-      workspace: options.workspace,
-      dataDir: options.dataDir,
-      sessionId: options.sessionId,
-      approvedExternalRoots: options.approvedExternalRoots,
-      checkpointFile: options.checkpointFile,
-      sweepStaleAfterMs: options.sweepStaleAfterMs
-    }).pipe(Effect.provide(Budgets.layerWith(options.budgets ?? {})), Scope.extend(scope))
-  )
+  const runtime = ManagedRuntime.make(layer(options))
+  const built = await runtime.runPromiseExit(ToolHost.ToolHost)
   if (Exit.isFailure(built)) {
-    await Effect.runPromise(Scope.close(scope, built))
+    await runtime.dispose()
     throw Cause.squash(built.cause)
   }
   const host = built.value
-
   let closing: Promise<void> | undefined
-  const inflight = new Set<{ readonly controller: AbortController; readonly done: Promise<unknown> }>()
+  const open = () => {
+    if (closing !== undefined) throw new ToolHostClosed()
+  }
 
   const call = async (name: string, input: unknown, callOptions: CallOptions = {}) => {
-    if (closing !== undefined) throw new ToolHostClosed()
-    const controller = new AbortController()
-    const outer = callOptions.signal
-    const forward = () => controller.abort(outer?.reason)
-    if (outer?.aborted) controller.abort(outer.reason)
-    else outer?.addEventListener("abort", forward, { once: true })
-    const done = Effect.runPromiseExit(
-      host.call(name, input, {
-        signal: controller.signal,
-        onChunk: callOptions.onChunk,
-        callId: callOptions.callId
-      })
+    open()
+    return settle(
+      name,
+      runtime.runPromiseExit(
+        host.call(name, input, {
+          signal: callOptions.signal,
+          onChunk: chunkConsumer(callOptions.onChunk),
+          callId: callOptions.callId
+        })
+      )
     )
-    const entry = { controller, done }
-    inflight.add(entry)
-    try {
-      return await settle(name, done)
-    } finally {
-      inflight.delete(entry)
-      outer?.removeEventListener("abort", forward)
-    }
   }
 
   const checkpoint = async (transcript: unknown, checkpointOptions: ToolHost.CheckpointOptions = {}) => {
-    if (closing !== undefined) throw new ToolHostClosed()
-    return settle("checkpoint", Effect.runPromiseExit(host.checkpoint(transcript, checkpointOptions)))
+    open()
+    return settle("checkpoint", runtime.runPromiseExit(host.checkpoint(transcript, checkpointOptions)))
   }
 
   const latestCheckpoint = async () => {
-    if (closing !== undefined) throw new ToolHostClosed()
-    return settle("checkpoint", Effect.runPromiseExit(Effect.map(host.latestCheckpoint, Option.getOrNull)))
+    open()
+    return settle("checkpoint", runtime.runPromiseExit(Effect.map(host.latestCheckpoint, Option.getOrNull)))
   }
 
-  const close = () => {
-    closing ??= (async () => {
-      for (const entry of inflight) entry.controller.abort()
-      await Promise.allSettled([...inflight].map((entry) => entry.done))
-      await Effect.runPromise(host.endSession)
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-    })()
-    return closing
-  }
+  // Disposing the runtime closes the host's scope: running calls are interrupted (Bash stops its
+  // tree first), then the session's scratch directory is removed.
+  const close = () => (closing ??= runtime.dispose())
 
   return {
     sessionId: host.sessionId,
@@ -178,7 +217,7 @@ export const createToolHost = async (options: ToolHostOptions): Promise<PromiseT
     workspace: host.workspace.root,
     budgets: host.budgets,
     definitions: host.definitions,
-    call,
+    call: call as PromiseToolHost["call"],
     checkpoint,
     latestCheckpoint,
     close

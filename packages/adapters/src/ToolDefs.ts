@@ -27,6 +27,20 @@ export const toolNames = ["Read", "Glob", "Grep", "Bash"] as const
 export type ToolName = (typeof toolNames)[number]
 
 /**
+ * The result of each tool, by name: what `ToolHost.call("Read", ...)` succeeds with, and what the
+ * Promise API's `call("Read", ...)` carries as `result` (results are plain JSON data).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResults {
+  readonly Read: Read.ReadResult
+  readonly Glob: Glob.GlobResult
+  readonly Grep: Grep.GrepResult
+  readonly Bash: Bash.BashResult
+}
+
+/**
  * Whether a string names a builtin tool.
  *
  * @since 0.1.0

@@ -15,11 +15,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
-import { Budgets, ToolError } from "@toolcap/limits"
+import { Abort, Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, FileIndex, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
 import * as ToolDefs from "./ToolDefs.js"
@@ -33,8 +34,12 @@ import * as ToolDefs from "./ToolDefs.js"
 export interface CallOptions {
   /** Identifies the call in Bash chunk events; generated when omitted. */
   readonly callId?: string | undefined
-  /** Receives Bash's ordered stdout/stderr chunks while it runs. */
-  readonly onChunk?: ((chunk: Bash.BashChunk) => void) | undefined
+  /**
+   * Receives Bash's ordered stdout/stderr chunks while it runs. When it returns an effect, the
+   * next chunk waits for it, and a slow consumer pauses the command's pipes (backpressure): a
+   * host forwarding chunks to a slow reader holds a bounded number of them, not all of them.
+   */
+  readonly onChunk?: ((chunk: Bash.BashChunk) => Effect.Effect<void> | void) | undefined
   /** Aborting stops the call; for Bash, the whole process tree, answering `TOOL_ABORTED`. */
   readonly signal?: AbortSignal | undefined
 }
@@ -64,6 +69,14 @@ export type CheckpointFailure =
   | CheckpointError.CheckpointStoreFailed
 
 /**
+ * Why a host could not start: the workspace or the data dir is not usable, or the session id is invalid.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type StartError = ToolError.ToolPathDenied | ToolError.ToolInvalidInput
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -86,8 +99,18 @@ export interface ToolHostService {
   readonly budgets: Budgets.BudgetsValue
   /** The tool definitions rendered from `budgets`. */
   readonly definitions: ReadonlyArray<ToolDefs.ToolDef>
-  /** Runs a tool by name; an unknown name fails with `TOOL_INVALID_INPUT`. */
-  readonly call: (name: string, input: unknown, options?: CallOptions) => Effect.Effect<unknown, CallError>
+  /**
+   * Runs a tool by name, succeeding with that tool's result (`ToolDefs.ToolResults`); an unknown
+   * name fails with `TOOL_INVALID_INPUT`.
+   */
+  readonly call: {
+    <N extends ToolDefs.ToolName>(
+      name: N,
+      input: unknown,
+      options?: CallOptions
+    ): Effect.Effect<ToolDefs.ToolResults[N], CallError>
+    (name: string, input: unknown, options?: CallOptions): Effect.Effect<unknown, CallError>
+  }
   /**
    * Builds a checkpoint of a transcript (neutral, Anthropic or OpenAI shape) and persists it with
    * the transcript for this session, in one transaction.
@@ -148,16 +171,35 @@ export interface ToolHostConfig {
 export const checkpointFileOf = (dataDir: string): string =>
   path.join(path.resolve(dataDir), CheckpointStore.defaultFileName)
 
-/** Resolves when the signal aborts, as an interruption; never when there is no signal. */
-const interruptOnAbort = (signal: AbortSignal | undefined): Effect.Effect<never> =>
-  signal === undefined
-    ? Effect.never
-    : Effect.async<never>((resume) => {
-        if (signal.aborted) return resume(Effect.interrupt)
-        const onAbort = () => resume(Effect.interrupt)
-        signal.addEventListener("abort", onAbort, { once: true })
-        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+/**
+ * Runs Bash. With a chunk consumer it runs as a stream, so the consumer's effect is awaited
+ * before the next chunk and a slow consumer pauses the pipes instead of queueing chunks.
+ */
+const runBash = (
+  input: unknown,
+  options: CallOptions
+): Effect.Effect<
+  Bash.BashResult,
+  Bash.BashError,
+  Budgets.Budgets | Scratch.Scratch | Workspace.Workspace
+> => {
+  const { onChunk } = options
+  const runOptions = { callId: options.callId, signal: options.signal }
+  if (onChunk === undefined) return Bash.run(input, runOptions)
+  return Bash.stream(input, runOptions).pipe(
+    Stream.runFoldEffect(Option.none<Bash.BashResult>(), (result, event) => {
+      if ("result" in event) return Effect.succeed(Option.some(event.result))
+      const delivered = onChunk(event.chunk)
+      return Effect.isEffect(delivered) ? Effect.as(delivered, result) : Effect.succeed(result)
+    }),
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.dieMessage("Bash's stream ended without a result"),
+        onSome: Effect.succeed
       })
+    )
+  )
+}
 
 /**
  * Builds the host in the current scope.
@@ -228,17 +270,13 @@ export const make = (
       const signal = options.signal
       switch (name) {
         case "Read":
-          return Effect.raceFirst(Read.read(input), interruptOnAbort(signal)).pipe(
-            Effect.provide(toolContext)
-          )
+          return Abort.interruptOnAbort(Read.read(input), signal).pipe(Effect.provide(toolContext))
         case "Glob":
           return Glob.glob(input, { signal }).pipe(Effect.provide(toolContext))
         case "Grep":
           return Grep.grep(input, { signal }).pipe(Effect.provide(toolContext))
         case "Bash":
-          return Bash.run(input, { callId: options.callId, onChunk: options.onChunk, signal }).pipe(
-            Effect.provide(toolContext)
-          )
+          return runBash(input, options).pipe(Effect.provide(toolContext))
       }
     }
 
@@ -290,7 +328,7 @@ export const make = (
       workspace,
       budgets,
       definitions: ToolDefs.builtinToolDefs(budgets),
-      call,
+      call: call as ToolHostService["call"],
       checkpoint,
       latestCheckpoint,
       endSession

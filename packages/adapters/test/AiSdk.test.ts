@@ -1,5 +1,5 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { generateText, stepCountIs } from "ai"
+import { generateText, simulateReadableStream, stepCountIs, streamText } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
 import { AiSdk, PromiseHost } from "@toolcap/adapters"
 import { makeDirs } from "./fixtures/dirs.js"
@@ -111,5 +111,60 @@ describe("AiSdk.tools", () => {
     const seen = seenByModel(model)
     assert.strictEqual(seen.type, "json")
     assert.strictEqual((seen.value as { content: string }).content, "alpha\nbeta\n")
+  })
+})
+
+describe("AiSdk Bash streams preliminary results", () => {
+  it("a streamText run shows Bash's output so far before the final result", async () => {
+    const command = "echo first; sleep 0.3; echo second; sleep 0.3; echo third"
+    let step = 0
+    const model = new MockLanguageModelV3({
+      doStream: async () => {
+        step += 1
+        const chunks =
+          step === 1
+            ? [
+                {
+                  type: "tool-call",
+                  toolCallId: "call-1",
+                  toolName: "Bash",
+                  input: JSON.stringify({ command })
+                },
+                { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }
+              ]
+            : [
+                { type: "text-start", id: "t" },
+                { type: "text-delta", id: "t", delta: "done" },
+                { type: "text-end", id: "t" },
+                { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }
+              ]
+        return { stream: simulateReadableStream({ chunks: chunks as Array<never> }) }
+      }
+    })
+    const run = streamText({
+      model,
+      prompt: "run it",
+      tools: await AiSdk.tools(host),
+      stopWhen: stepCountIs(3)
+    })
+    const results: Array<{ preliminary: boolean; output: { ok: boolean; result: Record<string, unknown> } }> =
+      []
+    for await (const part of run.fullStream) {
+      if (part.type === "tool-result") {
+        results.push({
+          preliminary: part.preliminary === true,
+          output: part.output as (typeof results)[number]["output"]
+        })
+      }
+    }
+    const preliminary = results.filter((r) => r.preliminary)
+    const final = results.filter((r) => !r.preliminary)
+    assert.strictEqual(final.length, 1)
+    assert.isAbove(preliminary.length, 0)
+    assert.strictEqual(results.at(-1), final[0], "the final result comes last")
+    assert.isTrue(preliminary[0]!.output.result["running"])
+    assert.include(String(preliminary[0]!.output.result["stdout"]), "first\n")
+    assert.notInclude(String(preliminary[0]!.output.result["stdout"]), "third", "shown while it still ran")
+    assert.strictEqual(final[0]!.output.result["stdout"], "first\nsecond\nthird\n")
   })
 })

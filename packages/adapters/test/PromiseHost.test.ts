@@ -197,4 +197,21 @@ describe("PromiseHost.createToolHost", () => {
     }
     assert.deepStrictEqual(reasons, ["ToolPathDenied", "ToolInvalidInput", "BudgetsInvalid"])
   })
+
+  it("a missing data dir or workspace is named in a clear error, not a TypeError from deep inside", async () => {
+    const dirs = makeDirs()
+    cleanups.push(dirs.remove)
+    const messages: Array<string> = []
+    for (const options of [
+      { workspace: dirs.workspace, sessionId: "s" },
+      { dataDir: dirs.dataDir, sessionId: "s" }
+    ]) {
+      await PromiseHost.createToolHost(options as unknown as PromiseHost.ToolHostOptions).then(
+        (host) => host.close().then(() => messages.push("resolved")),
+        (error: unknown) => messages.push(error instanceof Error ? error.message : String(error))
+      )
+    }
+    assert.match(messages[0]!, /^createToolHost: options\.dataDir must be a non-empty string/)
+    assert.match(messages[1]!, /^createToolHost: options\.workspace must be a non-empty string/)
+  })
 })

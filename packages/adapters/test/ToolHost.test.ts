@@ -101,12 +101,13 @@ describe("ToolHost (Effect layer)", () => {
     Effect.gen(function* () {
       fs.writeFileSync(`${dirs.workspace}/notes.txt`, "alpha\nbeta\n")
       const host = yield* ToolHost.make(config("host-d"))
-      const read = (yield* host.call("Read", { path: "notes.txt" })) as { content: string }
+      // results are typed per tool: no cast
+      const read = yield* host.call("Read", { path: "notes.txt" })
       assert.strictEqual(read.content, "alpha\nbeta\n")
-      const glob = (yield* host.call("Glob", { pattern: "*.txt" })) as { matches: Array<string> }
+      const glob = yield* host.call("Glob", { pattern: "*.txt" })
       assert.deepStrictEqual(glob.matches, ["notes.txt"])
-      const grep = (yield* host.call("Grep", { pattern: "beta", outputMode: "count" })) as { count: number }
-      assert.strictEqual(grep.count, 1)
+      const grep = yield* host.call("Grep", { pattern: "beta", outputMode: "count" })
+      assert.strictEqual("count" in grep ? grep.count : undefined, 1)
       const aborted = AbortSignal.abort()
       for (const [tool, input] of [
         ["Read", { path: "notes.txt" }],
@@ -132,13 +133,13 @@ describe("ToolHost (Effect layer)", () => {
             host
               .call("Grep", { pattern, path: "indexed" })
               .pipe(
-                Effect.map((result) => Arr.sort((result as { files: Array<string> }).files, Order.string))
+                Effect.map((result) =>
+                  Arr.sort("files" in result ? (result.files as ReadonlyArray<string>) : [], Order.string)
+                )
               )
           const globbed = host
             .call("Glob", { pattern: "**/*", path: "indexed" })
-            .pipe(
-              Effect.map((result) => Arr.sort((result as { matches: Array<string> }).matches, Order.string))
-            )
+            .pipe(Effect.map((result) => Arr.sort(result.matches, Order.string)))
           assert.deepStrictEqual(yield* files("needle"), ["indexed/a.txt"])
           // created by a Bash call of the same host, searched right after
           yield* host.call("Bash", { command: "mkdir -p indexed/sub && echo needle b > indexed/sub/b.txt" })

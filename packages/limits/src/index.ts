@@ -6,6 +6,13 @@
  */
 
 /**
+ * The one adapter from an `AbortSignal` to Effect (wait for it, or interrupt on it).
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Abort from "./Abort.js"
+/**
  * Every limit toolcap enforces, as one effect `Schema` with the spec's table as defaults, and the
  * `Budgets` service with its layers (defaults, per-field overrides, `TOOLCAP_*` config).
  *

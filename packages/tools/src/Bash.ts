@@ -29,7 +29,7 @@ import * as Queue from "effect/Queue"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Budgets, InputBounds, ToolError, Truncate, Truncation } from "@toolcap/limits"
+import { Abort, Budgets, InputBounds, ToolError, Truncate, Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import * as ProcessRunner from "./ProcessRunner.js"
 import * as ProcessTree from "./ProcessTree.js"
@@ -140,6 +140,9 @@ export const BashResult = Schema.Struct({
  */
 export type BashResult = typeof BashResult.Type
 
+/** "1 process", "2 processes". */
+const processCount = (count: number): string => `${count} ${count === 1 ? "process" : "processes"}`
+
 /**
  * The command ran out of time; its whole tree was stopped before this was answered.
  *
@@ -153,7 +156,7 @@ export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout"
 }) {
   readonly code = "TOOL_TIMEOUT" as const
   override get message(): string {
-    return `The command timed out after ${this.timeoutSeconds}s and its process tree was stopped (${this.killedPids.length} processes signalled); the output so far is attached. Make the command do less per call (narrow it, add a limit) or pass a larger timeout within the allowed range.`
+    return `The command timed out after ${this.timeoutSeconds}s and its process tree was stopped (${processCount(this.killedPids.length)} signalled); the output so far is attached. Make the command do less per call (narrow it, add a limit) or pass a larger timeout within the allowed range.`
   }
 }
 
@@ -169,7 +172,7 @@ export class ToolAborted extends Schema.TaggedError<ToolAborted>()("ToolAborted"
 }) {
   readonly code = "TOOL_ABORTED" as const
   override get message(): string {
-    return `The command was aborted and its process tree was stopped (${this.killedPids.length} processes signalled); the output so far is attached. Run it again only if it is still wanted.`
+    return `The command was aborted and its process tree was stopped (${processCount(this.killedPids.length)} signalled); the output so far is attached. Run it again only if it is still wanted.`
   }
 }
 
@@ -211,7 +214,8 @@ interface Decoded {
   readonly timeoutSeconds: number
 }
 
-const decodeBashInput = Schema.decodeUnknownEither(BashInput, { errors: "first" })
+// the published schema says additionalProperties: false; an unknown field is refused, not ignored
+const decodeBashInput = Schema.decodeUnknownEither(BashInput, { errors: "first", onExcessProperty: "error" })
 
 /**
  * Validates the input against the schema and the budgets' timeout range, before anything runs.
@@ -453,17 +457,6 @@ const buildResult = (input: {
     }
   })
 
-/** Completes when the signal aborts (at once when it already has); never without a signal. */
-const aborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
-  signal === undefined
-    ? Effect.never
-    : Effect.async<void>((resume) => {
-        if (signal.aborted) return resume(Effect.void)
-        const onAbort = () => resume(Effect.void)
-        signal.addEventListener("abort", onAbort, { once: true })
-        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-      })
-
 /**
  * The least time the pipes are read after the tree is stopped, even when stopping used up the
  * whole bound: a pipe whose last writer just died needs one turn of the event loop to report its end.
@@ -588,7 +581,7 @@ const execute = (
         }).pipe(Effect.forkScoped)
 
         const stopRequested = Effect.raceAll([
-          aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
+          Abort.aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
           Deferred.await(consumerFailed).pipe(
             Effect.map((error) => ({ kind: "ConsumerFailed", error }) as const)
           )

@@ -1,8 +1,17 @@
 /**
- * The CLI's stdout contract: one JSON document per line, written synchronously so a line is
- * complete before the process exits, and exit codes 0 (ok), 2 (tool error), 1 (usage error).
+ * The CLI's stdout contract: one JSON document per line, and exit codes 0 (ok), 2 (tool error),
+ * 1 (usage error).
+ *
+ * The answer line is written synchronously to fd 1, retrying while the pipe is full, so it is
+ * whole before the process exits — `process.stdout.write` turns asynchronous once a pipe is full
+ * and `process.exit` would then cut the line at the pipe's capacity. Streamed chunk lines go
+ * through `process.stdout` and wait for it to drain, so a slow reader pauses the command instead
+ * of growing a buffer; the answer waits for those to be flushed first, keeping the order.
  */
 import * as Effect from "effect/Effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Exit from "effect/Exit"
+import { writeAllSync } from "./writeSync.js"
 
 /** Exit codes of the CLI. @internal */
 export const ExitCode = {
@@ -12,13 +21,34 @@ export const ExitCode = {
   interrupted: 130
 } as const
 
-/** Writes one JSON line to stdout. @internal */
-export const writeLine = (value: unknown): void => {
-  process.stdout.write(`${JSON.stringify(value)}\n`)
-}
+/** Resolves once everything queued on `process.stdout` was handed to the OS. */
+const stdoutFlushed: Effect.Effect<void> = Effect.async<void>((resume) => {
+  if (process.stdout.writableLength === 0 || process.stdout.destroyed) return resume(Effect.void)
+  const done = () => resume(Effect.void)
+  process.stdout.once("drain", done)
+  process.stdout.once("close", done)
+  return Effect.sync(() => {
+    process.stdout.off("drain", done)
+    process.stdout.off("close", done)
+  })
+})
 
-/** @internal */
-export const printLine = (value: unknown): Effect.Effect<void> => Effect.sync(() => writeLine(value))
+/** Writes one JSON line to stdout synchronously (after any queued stream lines). @internal */
+export const writeLine = (value: unknown): void => writeAllSync(1, `${JSON.stringify(value)}\n`)
+
+/** Prints one answer line: whole, and after every streamed line before it. @internal */
+export const printLine = (value: unknown): Effect.Effect<void> =>
+  Effect.zipRight(
+    stdoutFlushed,
+    Effect.sync(() => writeLine(value))
+  )
+
+/**
+ * Writes one streamed line; completes once stdout can take more, so the producer (Bash's pipe
+ * reader) waits for a slow reader instead of queueing without bound. @internal
+ */
+export const streamLine = (value: unknown): Effect.Effect<void> =>
+  Effect.suspend(() => (process.stdout.write(`${JSON.stringify(value)}\n`) ? Effect.void : stdoutFlushed))
 
 /**
  * The exit code a command settled on; `bin.ts` exits with it. A module-level cell because the
@@ -35,3 +65,18 @@ export const setExitCode = (code: number): Effect.Effect<void> =>
 
 /** @internal */
 export const exitCode = (): number | undefined => settledExitCode
+
+/**
+ * Runs a command as the process's main program: SIGINT/SIGTERM interrupt it (a call then still
+ * answers), and the process exits with the code the command settled on.
+ *
+ * @internal
+ */
+export const runMain = (program: Effect.Effect<void>): void =>
+  NodeRuntime.runMain(program, {
+    disableErrorReporting: false,
+    teardown: (exit, onExit) => {
+      if (settledExitCode !== undefined) return onExit(settledExitCode)
+      onExit(Exit.isSuccess(exit) ? ExitCode.ok : Exit.isInterrupted(exit) ? ExitCode.interrupted : 1)
+    }
+  })

@@ -1,7 +1,7 @@
 /**
  * Relevance order and the result budget shared by Glob and Grep (spec §6.6, DECISIONS §4).
  */
-import * as Effect from "effect/Effect"
+import { Abort } from "@toolcap/limits"
 
 /** A file with what the order needs. */
 export interface Dated {
@@ -63,16 +63,4 @@ export const budget = (maxEntries: number, maxLines: number, maxBytes: number) =
 export const renderedBytes = (text: string): number => Buffer.byteLength(text) + 1
 
 /** Interrupts `effect` when `signal` aborts (an already aborted signal interrupts at once). */
-export const interruptOnAbort = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
-  signal: AbortSignal | undefined
-): Effect.Effect<A, E, R> => {
-  if (signal === undefined) return effect
-  if (signal.aborted) return Effect.interrupt
-  const aborted = Effect.async<never>((resume) => {
-    const onAbort = () => resume(Effect.interrupt)
-    signal.addEventListener("abort", onAbort, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-  })
-  return Effect.raceFirst(effect, aborted)
-}
+export const interruptOnAbort = Abort.interruptOnAbort

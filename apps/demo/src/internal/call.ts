@@ -1,0 +1,175 @@
+/**
+ * `toolcap call <Tool> '<json>'`: one tool call, one JSON answer line. Also reachable without
+ * the command-line framework (`parseArgv`), which the executable uses for `call` so a call does
+ * not pay for loading it.
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import { Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
+import { ExitCode, printLine, runMain, setExitCode, streamLine } from "./output.js"
+import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
+
+/** The arguments of `call`. @internal */
+export interface CallArgs {
+  readonly tool: ToolDefs.ToolName
+  readonly input: string
+  readonly workspace: Option.Option<string>
+  readonly dataDir: Option.Option<string>
+  readonly session: string
+  readonly approve: ReadonlyArray<string>
+  readonly stream: boolean
+}
+
+const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (error) =>
+      new UsageError({
+        message: `the tool input is not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object, e.g. '{"path":"README.md"}'`
+      })
+  })
+
+/** Prints the answer of a settled call in the chosen format and records the exit code. @internal */
+export const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, stream: boolean) =>
+  Effect.gen(function* () {
+    const settled = Outcome.fromExit(tool, exit)
+    // A defect is a bug, not a tool error: it is reported on stderr and exits 1.
+    if (Either.isLeft(settled)) return yield* Effect.die(Cause.squash(settled.left))
+    const outcome = settled.right
+    if (stream) {
+      yield* printLine(
+        outcome.ok ? { type: "result", result: outcome.result } : { type: "error", error: outcome.error }
+      )
+    } else {
+      yield* printLine(outcome)
+    }
+    yield* setExitCode(outcome.ok ? ExitCode.ok : ExitCode.toolError)
+  })
+
+/**
+ * Runs the call and prints its answer. A signal (interruption) before the call started still
+ * answers `TOOL_ABORTED`; during the call, the call is aborted and answers itself (with Bash's
+ * partial output) once its process tree is gone.
+ *
+ * @internal
+ */
+export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
+  let answered = false
+  const respond = (exit: Exit.Exit<unknown, unknown>) =>
+    Effect.zipRight(
+      Effect.sync(() => (answered = true)),
+      answer(args.tool, exit, args.stream)
+    )
+  return Effect.gen(function* () {
+    const input = yield* parseInput(args.input)
+    const config = yield* hostConfig(args)
+    // one call per process: a watched file index would be built for a single search
+    const host = yield* ToolHost.make({ ...config, fileIndex: false }).pipe(Effect.mapError(usage))
+    const controller = new AbortController()
+    const onChunk = args.stream
+      ? (chunk: { readonly stream: string; readonly seq: number; readonly data: string }) =>
+          streamLine({ type: "chunk", stream: chunk.stream, seq: chunk.seq, data: chunk.data })
+      : undefined
+    // Daemon: a signal interrupting this command must not interrupt the call itself; the call is
+    // aborted instead, so it still answers (TOOL_ABORTED with its partial output) once its
+    // process tree is gone. Forked uninterruptibly, so no signal lands between the fork and the
+    // watch that aborts it.
+    const exit = yield* Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        Effect.forkDaemon(host.call(args.tool, input, { signal: controller.signal, onChunk })),
+        (running) =>
+          restore(Fiber.await(running)).pipe(
+            Effect.onInterrupt(() =>
+              Effect.sync(() => controller.abort()).pipe(
+                Effect.zipRight(Fiber.await(running)),
+                Effect.flatMap(respond),
+                Effect.orDie
+              )
+            )
+          )
+      )
+    )
+    yield* respond(exit)
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(budgetsLayer),
+    // inside the answer on interruption: a signal while even the logger is being set up still answers
+    Effect.provide(stderrLogger),
+    Effect.onInterrupt(() =>
+      answered ? Effect.void : respond(Exit.interrupt(FiberId.none)).pipe(Effect.orDie)
+    )
+  )
+}
+
+const valueOptions = new Set(["--workspace", "--data-dir", "--session", "--approve"])
+
+/**
+ * Parses the arguments after `call` (`<tool> <input> [--workspace d] [--data-dir d]
+ * [--session id] [--approve d]... [--stream]`, options anywhere, `--name=value` too), checking
+ * the tool name; the host checks the directories when it starts.
+ *
+ * @internal
+ */
+export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, UsageError> => {
+  const positional: Array<string> = []
+  const values = new Map<string, Array<string>>()
+  let stream = false
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!
+    if (arg === "--stream") {
+      stream = true
+      continue
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=")
+      const name = eq < 0 ? arg : arg.slice(0, eq)
+      if (!valueOptions.has(name))
+        return Either.left(new UsageError({ message: `unknown option ${name} for call` }))
+      const value = eq < 0 ? argv[++index] : arg.slice(eq + 1)
+      if (value === undefined) return Either.left(new UsageError({ message: `${name} needs a value` }))
+      values.set(name, [...(values.get(name) ?? []), value])
+      continue
+    }
+    positional.push(arg)
+  }
+  const [tool, input, ...extra] = positional
+  if (tool === undefined || input === undefined || extra.length > 0) {
+    return Either.left(
+      new UsageError({
+        message: `usage: toolcap call <${ToolDefs.toolNames.join("|")}> '<json input>' [options]`
+      })
+    )
+  }
+  if (!ToolDefs.isToolName(tool)) {
+    return Either.left(
+      new UsageError({ message: `no such tool ${tool}; use one of ${ToolDefs.toolNames.join(", ")}` })
+    )
+  }
+  const last = (name: string) => Option.fromNullable(values.get(name)?.at(-1))
+  return Either.right({
+    tool,
+    input,
+    workspace: last("--workspace"),
+    dataDir: last("--data-dir"),
+    session: Option.getOrElse(last("--session"), () => "default"),
+    approve: values.get("--approve") ?? [],
+    stream
+  })
+}
+
+/**
+ * Runs `toolcap call ...` (`argv` without the node and script paths) as the process's main program.
+ *
+ * @internal
+ */
+export const main = (argv: ReadonlyArray<string>): void =>
+  runMain(
+    Either.match(parseArgv(argv.slice(1)), { onLeft: reportUsage, onRight: run }).pipe(
+      Effect.catchAll(reportUsage)
+    )
+  )

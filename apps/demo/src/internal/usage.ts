@@ -1,0 +1,54 @@
+/**
+ * Usage errors and the pieces of a host configuration every command shares.
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as path from "node:path"
+import { Budgets } from "@toolcap/limits"
+import { resolveDataDir } from "./dataDir.js"
+import { ExitCode, setExitCode } from "./output.js"
+
+/**
+ * A usage error: the command line itself is wrong. Reported on stderr with exit code 1.
+ *
+ * @internal
+ */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** @internal */
+export const usage = (error: { readonly message: string }) => new UsageError({ message: error.message })
+
+/** The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. @internal */
+export const budgetsLayer = Budgets.layerConfig.pipe(Layer.mapError(usage))
+
+/**
+ * A host's configuration from the shared options. Relative directories resolve against the
+ * caller's working directory; the workspace defaults to it.
+ *
+ * @internal
+ */
+export const hostConfig = (args: {
+  readonly workspace: Option.Option<string>
+  readonly dataDir: Option.Option<string>
+  readonly approve: ReadonlyArray<string>
+  readonly session: string
+}) =>
+  Effect.map(resolveDataDir(args.dataDir), (dataDir) => ({
+    workspace: path.resolve(Option.getOrElse(args.workspace, () => process.cwd())),
+    dataDir,
+    sessionId: args.session,
+    approvedExternalRoots: args.approve.map((dir) => path.resolve(dir))
+  }))
+
+/** Reports a usage error on stderr and settles on exit code 1. @internal */
+export const reportUsage = (error: { readonly message: string }): Effect.Effect<void> =>
+  Effect.zipRight(
+    Effect.sync(() => process.stderr.write(`toolcap: ${error.message}\n`)),
+    setExitCode(ExitCode.usage)
+  )
+
+/** stdout belongs to the JSON contract (and to MCP): Effect's logs go to stderr. @internal */
+export const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))

@@ -1,0 +1,48 @@
+// Cold start of the bundled `toolcap call Read '{"path":"README.md"}'` against `node -e 0`, both
+// measured in this run: 15 interleaved rounds, medians, the ratio against the target.
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const ROUNDS = 15
+/** The bundled call may cost at most twice an empty Node start. */
+const TARGET_RATIO = 2.0
+
+const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: build first (pnpm run build)`)
+const repo = fileURLToPath(new URL("../../..", import.meta.url))
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-cold-"))
+
+const time = (args: ReadonlyArray<string>): number => {
+  const started = process.hrtime.bigint()
+  const run = spawnSync(process.execPath, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] })
+  const ms = Number(process.hrtime.bigint() - started) / 1e6
+  if (run.status !== 0) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr.toString()}`)
+  return ms
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = values.toSorted((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+try {
+  const empty: Array<number> = []
+  const call: Array<number> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    empty.push(time(["-e", "0"]))
+    call.push(time([bin, "call", "Read", '{"path":"README.md"}', "--data-dir", dataDir]))
+  }
+  const ratio = median(call) / median(empty)
+  console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`)
+  console.log(`node -e 0: median ${median(empty).toFixed(0)} ms of ${ROUNDS}`)
+  console.log(`toolcap call Read (bundled): median ${median(call).toFixed(0)} ms of ${ROUNDS}`)
+  console.log(
+    `ratio ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}): ${ratio <= TARGET_RATIO ? "met" : "MISSED"}`
+  )
+  process.exitCode = ratio <= TARGET_RATIO ? 0 : 1
+} finally {
+  fs.rmSync(dataDir, { recursive: true, force: true })
+}

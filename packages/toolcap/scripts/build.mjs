@@ -1,0 +1,51 @@
+// Bundles the package with esbuild: effect and every @toolcap/* package inside (so it installs
+// beside any effect version, or none), `ai` and `@modelcontextprotocol/sdk` left as optional
+// peers the code imports lazily, `better-sqlite3` behind a shim that loads it on first use.
+import * as esbuild from "esbuild"
+import fs from "node:fs"
+import path from "node:path"
+
+const root = path.resolve(import.meta.dirname, "..")
+const out = path.join(root, "dist")
+fs.rmSync(out, { recursive: true, force: true })
+
+const optionalSqlite = {
+  name: "optional-better-sqlite3",
+  setup(build) {
+    build.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
+      args.importer.includes(`${path.sep}src${path.sep}optional${path.sep}`)
+        ? { path: "better-sqlite3", external: true }
+        : { path: path.join(root, "src", "optional", "better-sqlite3.ts") }
+    )
+  }
+}
+
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { index: "src/index.ts", bin: "src/bin.ts" },
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  conditions: ["@toolcap/source"],
+  // optional peers (loaded lazily), and the two dependencies that cannot be inlined: ripgrep's
+  // binary package and picomatch, which the tools load with require()
+  external: [
+    "ai",
+    "@modelcontextprotocol/sdk",
+    "@modelcontextprotocol/sdk/*",
+    "@vscode/ripgrep",
+    "picomatch"
+  ],
+  plugins: [optionalSqlite],
+  // some bundled CommonJS dependencies call require() for Node's own modules
+  banner: {
+    js: 'import { createRequire as __toolcapRequire } from "node:module"; const require = __toolcapRequire(import.meta.url);'
+  },
+  chunkNames: "chunks/[name]-[hash]",
+  legalComments: "none",
+  logLevel: "warning"
+})
+fs.chmodSync(path.join(out, "bin.js"), 0o755)
