@@ -13,7 +13,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Confinement, ProcessRunner } from "@toolcap/tools"
-import { cgroupParent, isLive, processesNamed } from "./bashFixtures.js"
+import { cgroupParent, isLive, killNamed, processesNamed } from "./bashFixtures.js"
 
 const parent = cgroupParent()
 const launcherBuilt = fs.existsSync(Confinement.launcherPath)
@@ -73,17 +73,6 @@ const parentPid = (pid: number): number => {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
 }
-
-const killNamed = (tag: string) =>
-  Effect.sync(() => {
-    for (const p of processesNamed(tag)) {
-      try {
-        process.kill(p.pid, "SIGKILL")
-      } catch {
-        // gone
-      }
-    }
-  })
 
 describe("the cgroup entry", () => {
   it.effect.skipIf(parent === undefined)(
