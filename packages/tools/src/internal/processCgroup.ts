@@ -14,8 +14,8 @@ import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { Procfs } from "@toolcap/spill"
+import { launcherPath } from "./launcher.js"
 import * as Proc from "./process.js"
 import type { Termination } from "../ProcessTree.js"
 
@@ -28,11 +28,6 @@ const PARENT = "toolcap"
  * the code `env` and `timeout` use for "could not run").
  */
 export const PROLOGUE = 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"'
-
-/** The native launcher (`native/confine.c`), built by the package's build; the same from src/ and dist/. */
-export const launcherPath: string = fileURLToPath(
-  new URL("../../dist/native/toolcap-confine", import.meta.url)
-)
 
 /**
  * How a call's shell enters its cgroup: `launcher` (created inside it by the native launcher, which
