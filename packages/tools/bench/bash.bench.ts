@@ -62,6 +62,9 @@ const IDLE_PROCESSES = 2000
 const TREE_COMMAND = "sleep 30 & (sleep 30 &); exec sleep 30"
 const STOP_ROUNDS = 11
 const STOP_TARGET_MS = 100
+// the children run a bundle outside the package (as a bundling host would), so they are told where
+// the launcher is built
+const LAUNCHER_VARIABLE = "TOOLCAP_LAUNCHER"
 
 interface ChildReport {
   readonly wallMs: number
@@ -337,6 +340,7 @@ const runStopChild = (bundle: string, dir: string): Promise<StopReport> =>
 
 const main = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bash-bench-"))
+  process.env[LAUNCHER_VARIABLE] ??= fileURLToPath(new URL("../dist/native/toolcap-confine", import.meta.url))
   console.log(`(load average at the start: ${fs.readFileSync("/proc/loadavg", "utf8").trim()})`)
   let failed = false
   try {
