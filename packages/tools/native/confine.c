@@ -88,7 +88,7 @@ static void forward(int signal_number) {
 
 static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP};
 
-/* Runs argv[0] in a session of its own inside the cgroup `dir`; returns only on failure. */
+/* Runs argv[0] in a session of its own inside the cgroup `dir`; returns its exit status, or dies of its signal. */
 static int run_in_cgroup(const char *dir, char **argv) {
   int cgroup = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (cgroup < 0) return fail("cannot open the cgroup", dir);
