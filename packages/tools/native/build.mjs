@@ -1,6 +1,8 @@
-// Builds the Landlock launcher (native/confine.c -> dist/native/toolcap-confine) with the C
-// compiler a fresh machine has ($CC, else cc, gcc or g++). Linux only. Without a compiler, or on
-// another system, it says so and succeeds: the tools then run with user-space checks only.
+// Builds the launcher (native/confine.c -> dist/native/toolcap-confine: Landlock confinement of
+// ripgrep, and the cgroup entry of Bash's shell) with the C compiler a fresh machine has ($CC,
+// else cc, gcc or g++). Linux only. Without a compiler, or on another system, it says so and
+// succeeds: the tools then run with user-space checks only, and shells enter their cgroup by the
+// sh prologue.
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
@@ -30,4 +32,6 @@ for (const compiler of compilers) {
     }
   }
 }
-console.log("toolcap-confine: no C compiler worked, no Landlock launcher built (user-space checks only)")
+console.log(
+  "toolcap-confine: no C compiler worked, no launcher built (user-space checks only, sh prologue for cgroups)"
+)

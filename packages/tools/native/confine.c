@@ -1,8 +1,20 @@
 /*
- * toolcap-confine: runs a program confined by Landlock to reading beneath the given paths.
+ * toolcap-confine: runs a program confined by Landlock to reading beneath the given paths, or
+ * started inside a given cgroup.
  *
  *   toolcap-confine --probe                     prints the kernel's Landlock ABI (0: none), exits 0
  *   toolcap-confine [--read PATH]... -- EXE ARG... applies the ruleset, then execs EXE
+ *   toolcap-confine --cgroup DIR -- FILE ARG...  runs FILE (searched in PATH, as a shell does) in
+ *                                                a session of its own inside the cgroup DIR
+ *
+ * The cgroup mode creates the child directly inside the cgroup (clone3 with CLONE_INTO_CGROUP,
+ * Linux 5.7+): unlike writing a pid into `cgroup.procs`, which takes the kernel's threadgroup lock
+ * for writing and waits out an RCU grace period (milliseconds), the fork path takes it for reading
+ * only. The launcher stays as the child's parent: it forwards SIGTERM, SIGINT and SIGHUP to it,
+ * holds none of the descriptors it was given (0, 1 and 2 go to /dev/null once the child runs),
+ * and exits when the child does, with its exit status or by the same signal. Exit status 125: the
+ * child could not be created in the cgroup (nothing ran); 127: FILE was not found; 126: it could
+ * not be executed (the statuses of a shell and of env).
  *
  * Only reading is restricted (files and directory listings); EXE itself must lie beneath a --read
  * path, since the kernel checks the exec'd file like any file opened for reading. Any failure to
@@ -18,9 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SYS_CREATE_RULESET 444
@@ -31,6 +46,10 @@
 #define ACCESS_READ_FILE (1ULL << 2)
 #define ACCESS_READ_DIR (1ULL << 3)
 #define EXIT_NOT_CONFINED 125
+#define SYS_CLONE3 435
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#define EXIT_NOT_FOUND 127
+#define EXIT_NOT_EXECUTABLE 126
 
 struct ruleset_attr {
   uint64_t handled_access_fs;
@@ -41,12 +60,90 @@ struct path_beneath_attr {
   int32_t parent_fd;
 } __attribute__((packed));
 
+/* the kernel's struct clone_args up to `cgroup` (CLONE_ARGS_SIZE_VER2, 88 bytes) */
+struct clone_args {
+  uint64_t flags;
+  uint64_t pidfd;
+  uint64_t child_tid;
+  uint64_t parent_tid;
+  uint64_t exit_signal;
+  uint64_t stack;
+  uint64_t stack_size;
+  uint64_t tls;
+  uint64_t set_tid;
+  uint64_t set_tid_size;
+  uint64_t cgroup;
+};
+
 static int fail(const char *what, const char *detail) {
   fprintf(stderr, "toolcap-confine: %s%s%s: %s\n", what, detail ? " " : "", detail ? detail : "", strerror(errno));
   return EXIT_NOT_CONFINED;
 }
 
+static volatile pid_t child_pid = 0;
+
+static void forward(int signal_number) {
+  if (child_pid > 0) kill(child_pid, signal_number);
+}
+
+static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP};
+
+/* Runs argv[0] in a session of its own inside the cgroup `dir`; returns its exit status, or dies of its signal. */
+static int run_in_cgroup(const char *dir, char **argv) {
+  int cgroup = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (cgroup < 0) return fail("cannot open the cgroup", dir);
+  /* blocked until the handlers are in place: a signal sent meanwhile is forwarded, not lost */
+  sigset_t relayed, before;
+  sigemptyset(&relayed);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) sigaddset(&relayed, forwarded[i]);
+  sigprocmask(SIG_BLOCK, &relayed, &before);
+  struct clone_args args = {.flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cgroup};
+  long pid = syscall(SYS_CLONE3, &args, sizeof args);
+  if (pid < 0) return fail("cannot start a process in the cgroup", dir);
+  if (pid == 0) {
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    /* its own session and process group, as a detached spawn would give it */
+    setsid();
+    execvp(argv[0], argv);
+    int code = errno == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+    fprintf(stderr, "toolcap-confine: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(code);
+  }
+  child_pid = (pid_t)pid;
+  close(cgroup);
+  struct sigaction action = {.sa_handler = forward};
+  sigemptyset(&action.sa_mask);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) sigaction(forwarded[i], &action, NULL);
+  sigprocmask(SIG_SETMASK, &before, NULL);
+  /* the call's pipes are the child's alone: they end when the last process of the call closes them */
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    for (int fd = 0; fd <= 2; fd++) dup2(null, fd);
+    if (null > 2) close(null);
+  }
+  int status;
+  while (waitpid(child_pid, &status, 0) < 0) {
+    if (errno != EINTR) return EXIT_NOT_CONFINED;
+  }
+  child_pid = 0;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  /* the same death for whoever waits on the launcher (without a core file of its own) */
+  int signal_number = WTERMSIG(status);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(signal_number, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal_number);
+  sigprocmask(SIG_UNBLOCK, &only, NULL);
+  kill(getpid(), signal_number);
+  return 128 + signal_number;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 5 && strcmp(argv[1], "--cgroup") == 0 && strcmp(argv[3], "--") == 0) {
+    return run_in_cgroup(argv[2], argv + 4);
+  }
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
     long abi = syscall(SYS_CREATE_RULESET, NULL, 0, CREATE_RULESET_VERSION);
     printf("%ld\n", abi < 0 ? 0L : abi);

@@ -17,10 +17,10 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { fileURLToPath } from "node:url"
 import type { Scratch } from "@toolcap/spill"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
+import * as Launcher from "./internal/launcher.js"
 
 /**
  * How reads are confined in this process.
@@ -33,12 +33,13 @@ export type Support =
   | { readonly kind: "none"; readonly reason: string }
 
 /**
- * Where the launcher is built (the same place from `src/` and from `dist/`).
+ * Where the launcher is: `TOOLCAP_LAUNCHER` where a host names it (e.g. one that bundles toolcap),
+ * else where the package's build puts it (the same place from `src/` and from `dist/`).
  *
  * @since 0.1.0
  * @category models
  */
-export const launcherPath: string = fileURLToPath(new URL("../dist/native/toolcap-confine", import.meta.url))
+export const launcherPath: string = Launcher.launcherPath
 
 /**
  * The environment variable that turns confinement off (`off`), e.g. to compare with the fallback.

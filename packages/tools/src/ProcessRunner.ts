@@ -49,6 +49,26 @@ export type Containment = "cgroup" | "group"
 export const containmentVariable = "TOOLCAP_CONTAINMENT"
 
 /**
+ * How a call's shell enters its cgroup in the cgroup tier: `launcher` (started inside it by the
+ * native launcher with `clone3(CLONE_INTO_CGROUP)`; the launcher stays as its parent, outside the
+ * cgroup, and exits with its status) or `prologue` (a `/bin/sh` prologue writes its pid into
+ * `cgroup.procs`, then execs the command).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CgroupEntry = "launcher" | "prologue"
+
+/**
+ * The environment variable that forces the `prologue` entry into the cgroup tier (`prologue`),
+ * e.g. to compare with the launcher; unset, the launcher is used where it works here.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -102,6 +122,10 @@ export interface Termination extends ProcessTree.Termination {
  * @category models
  */
 export interface RunningProcess {
+  /**
+   * The process Node started and waits on: the command itself, or in the cgroup tier's `launcher`
+   * entry the launcher (outside the call's cgroup, the command's parent, ending with its status).
+   */
   readonly pid: number
   /** Start time from /proc, read before the process can be reaped (tells a reused pid apart). */
   readonly startTime: string | undefined
@@ -126,6 +150,8 @@ export class ProcessRunner extends Context.Tag("@toolcap/tools/ProcessRunner")<
   ProcessRunner,
   {
     readonly containment: Containment
+    /** How shells enter their cgroup (undefined in the group tier). */
+    readonly cgroupEntry: CgroupEntry | undefined
     readonly spawn: (
       options: SpawnOptions
     ) => Effect.Effect<RunningProcess, ToolError.ToolSpawnFailed, Scope.Scope>
@@ -224,17 +250,19 @@ const nothing = (containment: Containment): Termination => ({
 })
 
 /**
- * A runner in the given tier (`parent`: the cgroup parent of the cgroup tier).
+ * A runner in the given tier (`cgroup`: the cgroup parent and entry of the cgroup tier).
  */
-const makeRunner = (containment: Containment, parent: string | undefined): ProcessRunner["Type"] => ({
+const makeRunner = (
+  containment: Containment,
+  cgroup: { readonly parent: string; readonly entry: CgroupEntry } | undefined
+): ProcessRunner["Type"] => ({
   containment,
+  cgroupEntry: cgroup?.entry,
   spawn: (options) =>
     Effect.gen(function* () {
       const tree = options.tree
       const cgroupDir =
-        tree !== undefined && containment === "cgroup" && parent !== undefined
-          ? Cgroup.create(parent, tree.runId)
-          : undefined
+        tree !== undefined && cgroup !== undefined ? Cgroup.create(cgroup.parent, tree.runId) : undefined
       if (tree !== undefined && containment === "cgroup" && cgroupDir === undefined) {
         return yield* spawnFailed(options.file, options.cwd, "could not create the call's cgroup")
       }
@@ -256,10 +284,12 @@ const makeRunner = (containment: Containment, parent: string | undefined): Proce
       const exited = yield* Deferred.make<ExitStatus>()
       const exitedFlag = { done: false }
 
-      const [file, args] =
+      // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
+      // the shell's status); the members, stopping and the report come from the cgroup either way
+      const { file, args } =
         cgroupDir !== undefined
-          ? ["/bin/sh", ["-c", Cgroup.PROLOGUE, cgroupDir, options.file, ...options.args]]
-          : [options.file, options.args]
+          ? Cgroup.command(cgroup!.entry, cgroupDir, options.file, options.args)
+          : { file: options.file, args: options.args }
       const started = yield* Effect.async<
         { child: ReturnType<typeof Proc.spawnChild>; pid: number },
         ToolError.ToolSpawnFailed
@@ -366,16 +396,34 @@ const makeRunner = (containment: Containment, parent: string | undefined): Proce
 })
 
 /**
- * The tier a runner takes: `group` when forced (option, else `TOOLCAP_CONTAINMENT=group`), else
- * the cgroup tier when a cgroup can be created and a process moved into it here.
+ * @since 0.1.0
+ * @category models
  */
-const make = (options: { readonly containment?: Containment | undefined } = {}) =>
+export interface RunnerOptions {
+  readonly containment?: Containment | undefined
+  /** `prologue` forces the prologue entry; default: `TOOLCAP_CGROUP_ENTRY`, else the launcher where it works. */
+  readonly cgroupEntry?: CgroupEntry | undefined
+}
+
+/**
+ * The tier a runner takes: `group` when forced (option, else `TOOLCAP_CONTAINMENT=group`), else
+ * the cgroup tier when a cgroup can be created and a process moved into it here; in the cgroup
+ * tier, the launcher entry unless the prologue is forced or the launcher does not work here.
+ */
+const make = (options: RunnerOptions = {}) =>
   Effect.gen(function* () {
     const wanted = options.containment ?? (process.env[containmentVariable] === "group" ? "group" : "cgroup")
     const parent = wanted === "cgroup" ? yield* Cgroup.detect : undefined
     const containment: Containment = parent !== undefined ? "cgroup" : "group"
+    const forcedEntry =
+      options.cgroupEntry ?? (process.env[cgroupEntryVariable] === "prologue" ? "prologue" : undefined)
+    const entry =
+      parent === undefined ? undefined : forcedEntry === "prologue" ? "prologue" : yield* Cgroup.entry(parent)
     yield* startupSweep(parent)
-    return makeRunner(containment, parent)
+    return makeRunner(
+      containment,
+      parent !== undefined && entry !== undefined ? { parent, entry } : undefined
+    )
   })
 
 /**
@@ -424,9 +472,8 @@ export const sweepCookies: Effect.Effect<number> = Effect.gen(function* () {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: { readonly containment?: Containment | undefined } = {}
-): Layer.Layer<ProcessRunner> => Layer.effect(ProcessRunner, make(options))
+export const layer = (options: RunnerOptions = {}): Layer.Layer<ProcessRunner> =>
+  Layer.effect(ProcessRunner, make(options))
 
 let shared: Effect.Effect<ProcessRunner["Type"]> | undefined
 

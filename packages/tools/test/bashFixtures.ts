@@ -154,6 +154,18 @@ export const processesNamed = (needle: string): Array<LiveProcess> =>
     return live !== undefined && live.cmdline.includes(needle) ? [live] : []
   })
 
+/** SIGKILL to every live process whose command line contains `tag` (what a test could not stop). */
+export const killNamed = (tag: string) =>
+  Effect.sync(() => {
+    for (const p of processesNamed(tag)) {
+      try {
+        process.kill(p.pid, "SIGKILL")
+      } catch {
+        // gone
+      }
+    }
+  })
+
 export interface Recorded {
   readonly result: Either.Either<Bash.BashResult, Bash.BashError>
   readonly chunks: ReadonlyArray<Bash.BashChunk>

@@ -18,22 +18,18 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Bash, ProcessRunner } from "@toolcap/tools"
-import { cgroupParent, fastGraces, isLive, processesNamed, runRecorded, testEnv } from "./bashFixtures.js"
+import {
+  cgroupParent,
+  fastGraces,
+  isLive,
+  killNamed,
+  processesNamed,
+  runRecorded,
+  testEnv
+} from "./bashFixtures.js"
 
 const tiers: ReadonlyArray<ProcessRunner.Containment> =
   cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
-
-/** SIGKILL to every live process whose command line contains `tag` (what a tier could not stop). */
-const killNamed = (tag: string) =>
-  Effect.sync(() => {
-    for (const p of processesNamed(tag)) {
-      try {
-        process.kill(p.pid, "SIGKILL")
-      } catch {
-        // gone
-      }
-    }
-  })
 
 describe("the containment tier", () => {
   it.effect("TOOLCAP_CONTAINMENT=group (or the option) forces the group tier; cgroup where it works", () =>

@@ -1,8 +1,12 @@
 /**
  * The cgroup v2 containment tier: one child cgroup per call under a toolcap-owned parent. The
- * call's shell moves itself in before it runs the command, so every process the command starts
- * (double forks, `setsid`, a scrubbed environment, a changed process group) is a member the kernel
- * tracks: `cgroup.procs` lists them, `cgroup.kill` ends them all at once.
+ * call's shell is inside before it runs the command, so every process the command starts (double
+ * forks, `setsid`, a scrubbed environment, a changed process group) is a member the kernel tracks:
+ * `cgroup.procs` lists them, `cgroup.kill` ends them all at once.
+ *
+ * The shell enters its cgroup in one of two ways, chosen once per host: created inside it by the
+ * native launcher (`clone3` with `CLONE_INTO_CGROUP`), or, where the launcher is not built or the
+ * kernel refuses that, by a `/bin/sh` prologue that writes its own pid into `cgroup.procs`.
  */
 import * as Arr from "effect/Array"
 import * as Duration from "effect/Duration"
@@ -11,6 +15,7 @@ import * as Order from "effect/Order"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
+import { launcherPath } from "./launcher.js"
 import * as Proc from "./process.js"
 import type { Termination } from "../ProcessTree.js"
 
@@ -24,6 +29,30 @@ const PARENT = "toolcap"
  */
 export const PROLOGUE = 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"'
 
+/**
+ * How a call's shell enters its cgroup: `launcher` (created inside it by the native launcher, which
+ * stays as its parent outside the cgroup and relays its exit) or `prologue` (the shell moves
+ * itself in with `PROLOGUE`).
+ */
+export type Entry = "launcher" | "prologue"
+
+/**
+ * The command that runs `file` with `args` inside the cgroup `dir`. Either way the command runs
+ * only once inside, and exit status 125 means it could not get there (nothing ran).
+ */
+export const command = (
+  entry: Entry,
+  dir: string,
+  file: string,
+  args: ReadonlyArray<string>
+): { readonly file: string; readonly args: ReadonlyArray<string> } =>
+  entry === "launcher"
+    ? { file: launcherPath, args: ["--cgroup", dir, "--", file, ...args] }
+    : { file: "/bin/sh", args: ["-c", PROLOGUE, dir, file, ...args] }
+
+/** Run by a probe inside the cgroup `$0`: succeeds when its shell is the cgroup's only member. */
+const INSIDE = 'read first < "$0/cgroup.procs" && [ "$first" = $$ ]'
+
 const exists = (file: string): boolean => {
   try {
     fs.accessSync(file)
@@ -33,8 +62,11 @@ const exists = (file: string): boolean => {
   }
 }
 
-/** Runs the prologue with `true` in a fresh child of `parent`: whether the move works here. */
-const probe = (parent: string): Effect.Effect<boolean> =>
+/**
+ * Runs a shell through `entry` in a fresh child of `parent`: whether it lands inside (and
+ * `cgroup.kill` exists) here.
+ */
+const probe = (parent: string, entry: Entry): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     // dots, not dashes: a probe's name must never read as a run id, or another host's startup
     // sweep would take it for a dead host's cgroup and remove it mid-probe
@@ -47,7 +79,8 @@ const probe = (parent: string): Effect.Effect<boolean> =>
     }
     const moved = yield* Effect.async<boolean>((resume) => {
       try {
-        const child = Proc.spawnChild("/bin/sh", ["-c", PROLOGUE, dir, "true"], {
+        const run = command(entry, dir, "/bin/sh", ["-c", INSIDE, dir])
+        const child = Proc.spawnChild(run.file, run.args, {
           stdio: "ignore",
           lifeline: "none"
         })
@@ -77,7 +110,7 @@ export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
         if (cg === undefined) return undefined
         const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
         for (const parent of candidates) {
-          if (yield* probe(parent)) return parent
+          if (yield* probe(parent, "prologue")) return parent
         }
         return undefined
       })
@@ -87,6 +120,27 @@ export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
 })
 
 let detected: Effect.Effect<string | undefined> | undefined
+
+/**
+ * How shells enter their cgroup under `parent` (a parent `detect` found): through the launcher
+ * where it is built and a probe shell it started landed in its cgroup, else the prologue. Decided
+ * once per host.
+ */
+export const entry = (parent: string): Effect.Effect<Entry> =>
+  Effect.suspend(() => {
+    entryDetected ??= Effect.runSync(
+      Effect.cached(
+        Effect.suspend(() =>
+          process.platform === "linux" && exists(launcherPath)
+            ? Effect.map(probe(parent, "launcher"), (works): Entry => (works ? "launcher" : "prologue"))
+            : Effect.succeed<Entry>("prologue")
+        )
+      )
+    )
+    return entryDetected
+  })
+
+let entryDetected: Effect.Effect<Entry> | undefined
 
 /** Creates the call's cgroup; undefined when it cannot be made. */
 export const create = (parent: string, name: string): string | undefined => {

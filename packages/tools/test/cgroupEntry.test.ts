@@ -1,0 +1,190 @@
+/**
+ * How a call's shell enters its cgroup: through the native launcher (clone3 with
+ * CLONE_INTO_CGROUP) where it is built and works, else the `/bin/sh` prologue. Either way the
+ * shell is the cgroup's member, stopping signals the cgroup's members, and whoever waits on the
+ * spawned process sees the shell's own exit: its code, its signal, 127/126 when it cannot run.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Confinement, ProcessRunner } from "@toolcap/tools"
+import { cgroupParent, isLive, killNamed, processesNamed } from "./bashFixtures.js"
+
+const parent = cgroupParent()
+const launcherBuilt = fs.existsSync(Confinement.launcherPath)
+const [major = 0, minor = 0] = os.release().split(".").map(Number)
+/** clone3 with CLONE_INTO_CGROUP exists from Linux 5.7 on. */
+const kernelHasClone3 = major > 5 || (major === 5 && minor >= 7)
+const entries: ReadonlyArray<ProcessRunner.CgroupEntry> =
+  parent === undefined ? [] : launcherBuilt && kernelHasClone3 ? ["launcher", "prologue"] : ["prologue"]
+
+const hostStart = (() => {
+  const stat = fs.readFileSync("/proc/self/stat", "latin1")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+})()
+let sequence = 0
+/** A run id of this (live) host, so no startup sweep takes the call's cgroup for a dead host's. */
+const freshRunId = (entry: ProcessRunner.CgroupEntry) =>
+  `${process.pid.toString(36)}-${hostStart.toString(36)}-entry${entry}${(sequence++).toString(36)}`
+
+const runnerFor = (entry: ProcessRunner.CgroupEntry) =>
+  ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: entry })))
+
+const spawnTree = (
+  runner: ProcessRunner.ProcessRunner["Type"],
+  entry: ProcessRunner.CgroupEntry,
+  file: string,
+  args: ReadonlyArray<string>
+) => {
+  const runId = freshRunId(entry)
+  return Effect.map(
+    runner.spawn({
+      file,
+      args,
+      cwd: os.tmpdir(),
+      env: { ...process.env, TOOLCAP_RUN_ID: runId },
+      tree: { runId, cookie: runId, killGraceMs: 500, killWaitMs: 1000 }
+    }),
+    (proc) => ({ proc, dir: path.join(parent!, runId) })
+  )
+}
+
+/** The exit status of `file args` run as a tree through `entry`, its cgroup removed after. */
+const exitOf = (entry: ProcessRunner.CgroupEntry, file: string, args: ReadonlyArray<string>) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const runner = yield* runnerFor(entry)
+      const { proc } = yield* spawnTree(runner, entry, file, args)
+      return yield* proc.exit
+    })
+  )
+
+const firstLine = (stream: Stream.Stream<Uint8Array>) =>
+  Effect.map(Stream.runCollect(Stream.take(stream, 1)), (chunks) =>
+    new TextDecoder().decode(Chunk.unsafeGet(chunks, 0)).trim()
+  )
+
+const parentPid = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+}
+
+describe("the cgroup entry", () => {
+  it.effect.skipIf(parent === undefined)(
+    "the launcher where it is built and the kernel has clone3; the option forces the prologue",
+    () =>
+      Effect.gen(function* () {
+        const auto = yield* ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer()))
+        assert.strictEqual(auto.cgroupEntry, launcherBuilt && kernelHasClone3 ? "launcher" : "prologue")
+        assert.strictEqual((yield* runnerFor("prologue")).cgroupEntry, "prologue")
+        const group = yield* ProcessRunner.ProcessRunner.pipe(
+          Effect.provide(ProcessRunner.layer({ containment: "group" }))
+        )
+        assert.strictEqual(group.cgroupEntry, undefined)
+      })
+  )
+
+  for (const entry of entries) {
+    it.scopedLive(
+      `the shell is the cgroup's only member; stop signals it and removes the cgroup (${entry})`,
+      () =>
+        Effect.gen(function* () {
+          const tag = `sleep 1000.8${entry === "launcher" ? 1 : 2}`
+          yield* Effect.addFinalizer(() => killNamed(tag))
+          const runner = yield* runnerFor(entry)
+          const out = yield* Effect.scoped(
+            Effect.gen(function* () {
+              const { proc, dir } = yield* spawnTree(runner, entry, "/bin/sh", ["-c", `echo $$; exec ${tag}`])
+              const shell = Number(yield* firstLine(proc.stdout))
+              assert.deepStrictEqual(fs.readFileSync(path.join(dir, "cgroup.procs"), "latin1"), `${shell}\n`)
+              if (entry === "launcher") {
+                // Node waits on the launcher: outside the cgroup, the shell's parent
+                assert.notStrictEqual(proc.pid, shell)
+                assert.strictEqual(fs.readlinkSync(`/proc/${proc.pid}/exe`), Confinement.launcherPath)
+                assert.strictEqual(parentPid(shell), proc.pid)
+              } else {
+                assert.strictEqual(proc.pid, shell)
+              }
+              while (processesNamed(tag).length === 0) yield* Effect.sleep("5 millis")
+              const stopped = yield* proc.stop
+              return { proc, dir, shell, stopped, status: yield* proc.exit }
+            })
+          )
+          assert.deepStrictEqual(out.stopped.signalled, [out.shell])
+          assert.deepStrictEqual(out.stopped.survivors, [])
+          assert.deepStrictEqual(out.status, { code: null, signal: "SIGTERM" })
+          assert.isFalse(fs.existsSync(out.dir))
+          assert.isFalse(isLive(out.proc.pid))
+          assert.deepStrictEqual(processesNamed(tag), [])
+        })
+    )
+
+    it.scopedLive(`a shell that cannot run: 127 when missing, 126 when not executable (${entry})`, () =>
+      Effect.gen(function* () {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-entry-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+        const plain = path.join(dir, "not-executable")
+        fs.writeFileSync(plain, "echo never\n", { mode: 0o644 })
+        assert.deepStrictEqual(yield* exitOf(entry, path.join(dir, "missing"), ["-c", "true"]), {
+          code: 127,
+          signal: null
+        })
+        assert.deepStrictEqual(yield* exitOf(entry, plain, ["-c", "true"]), { code: 126, signal: null })
+      })
+    )
+
+    it.scopedLive.prop(
+      `the exit code or the signal of the shell is what Node sees (${entry})`,
+      [
+        FastCheck.oneof(
+          FastCheck.integer({ min: 0, max: 255 }).map((code) => ({
+            command: `exit ${code}`,
+            code,
+            signal: null
+          })),
+          FastCheck.constantFrom("TERM", "KILL", "INT", "HUP", "USR1", "PIPE", "ALRM").map((name) => ({
+            command: `kill -${name} $$`,
+            code: null,
+            signal: `SIG${name}`
+          }))
+        )
+      ],
+      ([expected]) =>
+        Effect.map(exitOf(entry, "/bin/sh", ["-c", expected.command]), (status) =>
+          assert.deepStrictEqual(status, { code: expected.code, signal: expected.signal })
+        ),
+      { fastCheck: { numRuns: 12 } }
+    )
+  }
+
+  it.scopedLive.skipIf(!entries.includes("launcher"))(
+    "SIGTERM to the launcher reaches the shell; the launcher dies of it in turn",
+    () =>
+      Effect.gen(function* () {
+        const tag = "sleep 1000.83"
+        yield* Effect.addFinalizer(() => killNamed(tag))
+        const runner = yield* runnerFor("launcher")
+        const status = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const { proc, dir } = yield* spawnTree(runner, "launcher", "/bin/sh", [
+              "-c",
+              `echo $$; exec ${tag}`
+            ])
+            const shell = Number(yield* firstLine(proc.stdout))
+            while (!processesNamed(tag).some((p) => p.pid === shell)) yield* Effect.sleep("5 millis")
+            process.kill(proc.pid, "SIGTERM")
+            const relayed = yield* proc.exit
+            assert.strictEqual(fs.readFileSync(path.join(dir, "cgroup.procs"), "latin1"), "")
+            return relayed
+          })
+        )
+        assert.deepStrictEqual(status, { code: null, signal: "SIGTERM" })
+        assert.deepStrictEqual(processesNamed(tag), [])
+      })
+  )
+})
