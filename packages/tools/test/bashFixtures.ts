@@ -113,9 +113,26 @@ export const leftoversOfThisWorker = (): Array<LiveProcess> => {
 }
 
 /**
- * The toolcap cgroup parent of this machine (`toolcap` under the cgroup2 mount, as the runner
- * creates it), or undefined when this machine has none (then only the group tier runs).
+ * Where the runner makes its call cgroups on this machine (`toolcap` under the cgroup2 mount, as
+ * the runner creates it), or undefined when this machine cannot have one (then only the group tier
+ * runs). The parent exists only while some call lives in it, so this tries to make it, then
+ * removes it again unless a call of another test holds it.
  */
+const cgroupParentUsable = (dir: string): boolean => {
+  try {
+    fs.mkdirSync(dir, { recursive: true })
+    return fs.existsSync(path.join(dir, "cgroup.procs")) && fs.existsSync(path.join(dir, "cgroup.kill"))
+  } catch {
+    return false
+  } finally {
+    try {
+      fs.rmdirSync(dir)
+    } catch {
+      // in use, or never made
+    }
+  }
+}
+
 export const cgroupParent = (): string | undefined => {
   const mount = fs
     .readFileSync("/proc/self/mountinfo", "utf8")
@@ -128,10 +145,7 @@ export const cgroupParent = (): string | undefined => {
     .split("\n")
     .find((line) => line.startsWith("0::"))
     ?.slice(3)
-  for (const dir of [path.join(mount, own ?? "/", "toolcap"), path.join(mount, "toolcap")]) {
-    if (fs.existsSync(path.join(dir, "cgroup.procs"))) return dir
-  }
-  return undefined
+  return [path.join(mount, own ?? "/", "toolcap"), path.join(mount, "toolcap")].find(cgroupParentUsable)
 }
 
 /** Call cgroups (named by run id, `<hostPid36>-...`) of this test worker still present. */
@@ -139,6 +153,7 @@ export const cgroupsOfThisWorker = (): Array<string> => {
   const parent = cgroupParent()
   if (parent === undefined) return []
   const prefix = `${process.pid.toString(36)}-`
+  if (!fs.existsSync(parent)) return []
   return fs
     .readdirSync(parent)
     .filter((name) => name.startsWith(prefix) && fs.statSync(path.join(parent, name)).isDirectory())

@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Confinement, ProcessRunner } from "@toolcap/tools"
+import * as Cgroup from "../src/internal/processCgroup.js"
 import { cgroupParent, isLive, killNamed, processesNamed } from "./bashFixtures.js"
 
 const parent = cgroupParent()
@@ -185,6 +186,31 @@ describe("the cgroup entry", () => {
         )
         assert.deepStrictEqual(status, { code: null, signal: "SIGTERM" })
         assert.deepStrictEqual(processesNamed(tag), [])
+      })
+  )
+})
+
+describe("the cgroup parent", () => {
+  // a parent of this test's own beside the runner's, so no concurrent call can hold it
+  it.effect.skipIf(parent === undefined)(
+    "is made with the first call cgroup and removed with the last, so none outlives the calls",
+    () =>
+      Effect.gen(function* () {
+        const own = path.join(path.dirname(parent!), `toolcap-parent-test.${process.pid}`)
+        const first = Cgroup.create(own, "a")
+        const second = Cgroup.create(own, "b")
+        assert.isDefined(first)
+        assert.isDefined(second)
+        assert.isTrue(yield* Cgroup.removeDir(first!, 200))
+        // another call still lives there: the parent stays
+        assert.isTrue(fs.existsSync(own))
+        assert.isTrue(yield* Cgroup.removeDir(second!, 200))
+        assert.isFalse(fs.existsSync(own))
+        // a call after that makes it again
+        const third = Cgroup.create(own, "c")
+        assert.isDefined(third)
+        assert.isTrue(yield* Cgroup.removeDir(third!, 200))
+        assert.isFalse(fs.existsSync(own))
       })
   )
 })

@@ -129,7 +129,7 @@ describe("the startup sweep: what a dead host left is stopped when the next runn
         const dir = path.join(parent, deadHostRunId("sweep"))
         const tag = "sleep 1000.91"
         yield* Effect.addFinalizer(() => killNamed(tag))
-        fs.mkdirSync(dir)
+        fs.mkdirSync(dir, { recursive: true })
         spawn("/bin/sh", ["-c", `echo $$ > ${dir}/cgroup.procs; exec ${tag}`], {
           detached: true,
           stdio: "ignore"

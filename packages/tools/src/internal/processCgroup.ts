@@ -142,14 +142,37 @@ export const entry = (parent: string): Effect.Effect<Entry> =>
 
 let entryDetected: Effect.Effect<Entry> | undefined
 
-/** Creates the call's cgroup; undefined when it cannot be made. */
+/**
+ * Tries to create the parent again when it is missing: it exists only while a call (or a probe)
+ * of some host lives in it, and another host may remove it between our two mkdirs.
+ */
+const CREATE_ATTEMPTS = 3
+
+/** Creates the call's cgroup (and the parent, when no call holds it now); undefined when it cannot be made. */
 export const create = (parent: string, name: string): string | undefined => {
   const dir = path.join(parent, name)
+  for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+    try {
+      fs.mkdirSync(dir)
+      return dir
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined
+    }
+    try {
+      fs.mkdirSync(parent, { recursive: true })
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** Removes the parent when no cgroup is left in it; the kernel refuses while one is, so this is safe. */
+const releaseParent = (dir: string): void => {
   try {
-    fs.mkdirSync(dir)
-    return dir
+    fs.rmdirSync(path.dirname(dir))
   } catch {
-    return undefined
+    // another call (of any host) still lives there, or it is gone already
   }
 }
 
@@ -179,7 +202,10 @@ const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids)
 /** Polling steps while waiting for members to exit: 1, 2, 4, then every 5 ms (as ProcessTree). */
 const MAX_POLL_MS = 5
 
-/** Removes the cgroup once empty, trying for up to `waitMs`; false when it is still there. */
+/**
+ * Removes the cgroup once empty, trying for up to `waitMs`, and then its parent if nothing else is
+ * in it (so no toolcap cgroup outlives the calls); false when the cgroup is still there.
+ */
 export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const deadline = Date.now() + waitMs
@@ -187,9 +213,13 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
     for (;;) {
       try {
         fs.rmdirSync(dir)
+        releaseParent(dir)
         return true
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return true
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+          releaseParent(dir)
+          return true
+        }
         if (Date.now() >= deadline) return false
       }
       yield* Effect.sleep(Duration.millis(delay))

@@ -52,6 +52,7 @@ for round in 1 2 3 4 5; do stop KILL; sleep 0.1; done
 printf '%s' "$live" | while read -r id kind a b; do
   [ "$kind" = cg ] || continue
   for round in 1 2 3 4 5 6 7 8 9 10; do rmdir "$a" 2>/dev/null && break; sleep 0.1; done
+  rmdir "\${a%/*}" 2>/dev/null
 done
 `
 
