@@ -10,6 +10,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { cookieCarriers, processesNamed as livesNamed } from "../../../packages/tools/test/bashFixtures.js"
 import { assertBuilt, bin, makeDirs } from "./fixtures/cli.js"
 
 const dirs = makeDirs("toolcap-lifeline-")
@@ -27,33 +28,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Live (non-zombie) pids whose command line contains `needle` (or is exactly it). */
 const processesNamed = (needle: string, exact = false): Array<number> =>
-  fs.readdirSync("/proc").flatMap((entry) => {
-    const pid = Number(entry)
-    if (!Number.isInteger(pid) || pid === process.pid) return []
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-      if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2))) return []
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim()
-      return (exact ? cmdline === needle : cmdline.includes(needle)) ? [pid] : []
-    } catch {
-      return []
-    }
-  })
+  livesNamed(needle)
+    .filter((live) => !exact || live.cmdline === needle)
+    .map((live) => live.pid)
 
 /** Live pids carrying the cookie of any run of the host `hostPid` (run ids start with its pid in base 36). */
 const carriersOfHost = (hostPid: number): Array<number> =>
-  fs.readdirSync("/proc").flatMap((entry) => {
-    const pid = Number(entry)
-    if (!Number.isInteger(pid)) return []
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-      if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2))) return []
-      const environ = fs.readFileSync(`/proc/${pid}/environ`, "latin1").split("\0")
-      return environ.some((e) => e.startsWith(`TOOLCAP_RUN_ID=${hostPid.toString(36)}-`)) ? [pid] : []
-    } catch {
-      return []
-    }
-  })
+  cookieCarriers((runId) => runId.startsWith(`${hostPid.toString(36)}-`)).map((live) => live.pid)
 
 const until = async (what: string, check: () => boolean, ms: number) => {
   const deadline = Date.now() + ms
