@@ -210,7 +210,14 @@ const isBusy = (error: SqlError): boolean => {
 const makeSqlite = (options: SqliteOptions) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const open = (statement: string) => sql.unsafe(statement).pipe(Effect.mapError(SqlStore.failed("open")))
+    // another process migrating or checkpointing the file can hold it while this one opens it
+    const open = (statement: string) =>
+      sql
+        .unsafe(statement)
+        .pipe(
+          Effect.retry({ schedule: busyRetry, while: (error) => isBusy(error) }),
+          Effect.mapError(SqlStore.failed("open"))
+        )
     yield* open(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
     if (options.cacheSizeKiB !== undefined) {
       yield* open(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheSizeKiB))}`)
