@@ -296,7 +296,10 @@ const expectedMigrations: Record<StoreKind, Array<[number, string]>> = {
     [1, "create_tables"],
     [2, "session_heads"]
   ],
-  postgres: [[1, "create_tables"]]
+  postgres: [
+    [1, "create_tables"],
+    [2, "inline_rows"]
+  ]
 }
 
 for (const kind of storeKinds) {
@@ -328,6 +331,16 @@ for (const kind of storeKinds) {
               migrations.map((m) => [m.migration_id, m.name]),
               expectedMigrations[kind]
             )
+            // how a new store lays out its rows: SQLite in 16 KiB pages, PostgreSQL rows inline up to a page
+            if (kind === "sqlite") {
+              const [pageSize] = yield* sql<{ page_size: number }>`PRAGMA page_size`
+              assert.strictEqual(pageSize?.page_size, 16_384)
+            } else {
+              const [table] = yield* sql<{
+                reloptions: ReadonlyArray<string> | null
+              }>`SELECT reloptions FROM pg_class WHERE relname = 'transcript_messages'`
+              assert.deepStrictEqual(table?.reloptions, ["toast_tuple_target=8160"])
+            }
             if (kind === "sqlite") {
               const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
               assert.strictEqual(mode!.journal_mode, "wal")

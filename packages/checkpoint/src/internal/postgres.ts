@@ -59,6 +59,13 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       body text,
       PRIMARY KEY (checkpoint_id, position)
     )`
+  }),
+  // A message row up to a heap page (8 KiB) stays in it, rather than moving its text to the TOAST
+  // table from 2 KiB on: a few KiB is a typical message, and writing a 50 MB transcript took a
+  // fifth less time.
+  "2_inline_rows": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE transcript_messages SET (toast_tuple_target = 8160)`
   })
 }
 
