@@ -253,5 +253,13 @@ describe("Transcript", () => {
     ])
     assert.strictEqual(reasonOf(Transcript.parseJson(bad)), "invalid-utf8")
     assert.strictEqual(reasonOf(Transcript.parseJson("{not json")), "schema")
+    // a byte order mark is dropped; an encoded lone surrogate (ED A0 80) is not UTF-8
+    assert.deepStrictEqual(right(Transcript.parseJson(new Uint8Array([0xef, 0xbb, 0xbf, ...good]))), {
+      messages: [{ role: "user", id: "u", text: "é" }]
+    })
+    assert.strictEqual(
+      reasonOf(Transcript.parseJson(new Uint8Array([0x5b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x5d]))),
+      "invalid-utf8"
+    )
   })
 })
