@@ -36,8 +36,20 @@ const onEarlySignal = (signal: NodeJS.Signals) => {
 process.on("SIGINT", onEarlySignal)
 process.on("SIGTERM", onEarlySignal)
 
-const entry = fastCall ? await import("./internal/call.js") : await import("./Cli.js")
+// `checkpoint build` loads only the checkpoint package and SQLite, unless its command line needs the framework
+const fastBuild = argv[0] === "checkpoint" && argv[1] === "build"
+
+const entry = fastCall
+  ? await import("./internal/call.js")
+  : fastBuild
+    ? await import("./internal/checkpointBuild.js")
+    : await import("./Cli.js")
 // This listener stays: removing the last listener of a signal closes Node's watcher for it, and a
 // signal already caught but not yet dispatched would be lost before the runtime's listener exists.
 started = true
-entry.main(argv)
+if (entry.main(argv) === false) {
+  started = false
+  const cli = await import("./Cli.js")
+  started = true
+  cli.main(argv)
+}

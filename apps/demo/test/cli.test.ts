@@ -377,6 +377,25 @@ describe("toolcap checkpoint", () => {
     const local = await runCli(["checkpoint", "show", "--session", "cp4", "--data-dir", dirs.dataDir])
     assert.strictEqual(local.code, 2)
   })
+
+  it("checkpoint build: a command line that is not plain is the framework's to refuse (exit 1, nothing on stdout)", async () => {
+    const file = path.join(dirs.root, "plain.json")
+    fs.writeFileSync(file, JSON.stringify({ messages: [{ role: "user", id: "u1", text: "Hi." }] }))
+    const ok = await runCli(["checkpoint", "build", file, "--session=cp5", "--data-dir", dirs.dataDir])
+    assert.strictEqual(ok.code, 0, ok.stderr)
+    // usage errors are the framework's: exit 1, nothing on stdout
+    for (const bad of [
+      ["checkpoint", "build", file, "--data-dir", dirs.dataDir],
+      ["checkpoint", "build", path.join(dirs.root, "missing.json"), "--session", "x"],
+      ["checkpoint", "build", file, "--session", "x", "--format", "yaml"],
+      ["checkpoint", "build", file, "--session", "x", "--bogus", "1"],
+      ["checkpoint", "build", file, "--session", "x", "--session", "y"]
+    ]) {
+      const run = await runCli(bad)
+      assert.strictEqual(run.code, 1, `${bad.join(" ")}: ${run.stdout}`)
+      assert.strictEqual(run.stdout, "")
+    }
+  })
 })
 
 describe("toolcap demo", () => {

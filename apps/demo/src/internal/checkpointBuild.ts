@@ -1,0 +1,115 @@
+/**
+ * `toolcap checkpoint build <transcript.json> --session <id> [--summary s] [--format f]
+ * [--data-dir d] [--store s]` without the command-line framework and without the tools: the
+ * executable loads this module (the checkpoint package and SQLite) for a well-formed command line
+ * naming an existing file, so a build pays for reading, parsing and saving the transcript rather
+ * than for loading every command. Any other command line (help, an unknown or repeated option, a
+ * missing file) goes through the framework, which words the usage errors.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Outcome from "@toolcap/adapters/Outcome"
+import { Checkpoint, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
+import { Scratch } from "@toolcap/spill"
+import { resolveDataDir } from "./dataDir.js"
+import { ExitCode, printLine, runMain, setExitCode } from "./output.js"
+import { budgetsLayer, reportUsage, stderrLogger, type UsageError, usage } from "./usage.js"
+
+/** The arguments of `checkpoint build`. @internal */
+export interface BuildArgs {
+  readonly transcript: string
+  readonly session: string
+  readonly summary: string | undefined
+  readonly format: Transcript.Format | undefined
+  readonly dataDir: Option.Option<string>
+  readonly store: string | undefined
+}
+
+const formats: ReadonlyArray<string> = ["toolcap", "anthropic", "openai-chat", "openai-responses"]
+const valueOptions = new Set(["--session", "--summary", "--format", "--data-dir", "--store"])
+
+/**
+ * The arguments after `checkpoint build`, or `undefined` when the command line is anything but
+ * plain (the framework then parses it and words what is wrong).
+ *
+ * @internal
+ */
+export const parseArgv = (argv: ReadonlyArray<string>): BuildArgs | undefined => {
+  const positional: Array<string> = []
+  const values = new Map<string, string>()
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!
+    if (!arg.startsWith("-")) {
+      positional.push(arg)
+      continue
+    }
+    const eq = arg.indexOf("=")
+    const name = eq < 0 ? arg : arg.slice(0, eq)
+    const value = eq < 0 ? argv[++index] : arg.slice(eq + 1)
+    if (!valueOptions.has(name) || values.has(name) || value === undefined) return undefined
+    values.set(name, value)
+  }
+  // an empty store variable is the framework's to refuse
+  if (process.env["TOOLCAP_CHECKPOINT_STORE"] === "") return undefined
+  const session = values.get("--session")
+  const format = values.get("--format")
+  const [transcript, ...extra] = positional
+  if (transcript === undefined || extra.length > 0 || session === undefined) return undefined
+  if (format !== undefined && !formats.includes(format)) return undefined
+  if (!fs.statSync(transcript, { throwIfNoEntry: false })?.isFile()) return undefined
+  return {
+    transcript,
+    session,
+    summary: values.get("--summary"),
+    format: format as Transcript.Format | undefined,
+    dataDir: Option.fromNullable(values.get("--data-dir")),
+    store: values.get("--store")
+  }
+}
+
+/** Builds and saves the checkpoint, and prints its answer line (as the framework's command does). @internal */
+export const run = (args: BuildArgs): Effect.Effect<void, UsageError> =>
+  Effect.gen(function* () {
+    const bytes = fs.readFileSync(args.transcript)
+    const dataDir = yield* resolveDataDir(args.dataDir)
+    const location =
+      args.store ??
+      process.env["TOOLCAP_CHECKPOINT_STORE"] ??
+      path.join(dataDir, CheckpointStore.defaultFileName)
+    // a host refuses an unusable data dir before anything else; so does this command
+    yield* Scratch.checkDataDir(dataDir).pipe(Effect.mapError(usage))
+    const exit = yield* Effect.gen(function* () {
+      const neutral = yield* Transcript.parseJson(bytes).pipe(
+        Effect.flatMap((input) => Transcript.fromAny(input, args.format))
+      )
+      const store = yield* CheckpointStore.CheckpointStore
+      const built = yield* Checkpoint.build(neutral, { summary: args.summary })
+      return yield* store.save(args.session, neutral, built)
+    }).pipe(
+      Effect.provide(CheckpointStore.layerFromLocation(location)),
+      Effect.provide(TokenEstimator.layer),
+      Effect.exit
+    )
+    const settled = Outcome.fromExit("checkpoint", exit)
+    // a defect is a bug, not a refused transcript: reported on stderr, exit 1
+    if (Either.isLeft(settled)) return yield* Effect.die(Cause.squash(settled.left))
+    yield* printLine(settled.right)
+    yield* setExitCode(settled.right.ok ? ExitCode.ok : ExitCode.toolError)
+  }).pipe(Effect.provide(budgetsLayer), Effect.provide(stderrLogger))
+
+/**
+ * Runs `toolcap checkpoint build ...` (`argv` without the node and script paths) as the process's
+ * main program; `false` when the command line is not plain and the framework must take it.
+ *
+ * @internal
+ */
+export const main = (argv: ReadonlyArray<string>): boolean => {
+  const args = parseArgv(argv.slice(2))
+  if (args === undefined) return false
+  runMain(run(args).pipe(Effect.catchAll(reportUsage), Effect.asVoid))
+  return true
+}
