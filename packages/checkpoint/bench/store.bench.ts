@@ -73,7 +73,28 @@ const report = (
   console.log(
     `${label}: ${subject.toFixed(1)} ms vs ${baselineLabel} ${baseline.toFixed(1)} ms (medians) — ratio ${ratio.toFixed(3)} (target <= ${target}) ${v}`
   )
+  // the line `pnpm bench` collects into BENCHMARKS.md
+  console.log(
+    `BENCH ${JSON.stringify({
+      issue: 13,
+      measure: label,
+      figure: Number(subject.toFixed(1)),
+      baseline: Number(baseline.toFixed(1)),
+      unit: "ms",
+      baselineName: baselineLabel,
+      ratio: Number(ratio.toFixed(3)),
+      target: `<= ${target}`,
+      met: v === "OK",
+      load: loadNow()
+    })}`
+  )
 }
+
+const loadNow = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")
 
 const benchStore = async (
   name: string,
@@ -195,12 +216,7 @@ try {
   const file = path.join(dir, "transcript.json")
   fs.writeFileSync(file, JSON.stringify(generate()))
   const text = fs.readFileSync(file, "utf8")
-  console.log(
-    `transcript: ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MB JSON; load ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`
-  )
+  console.log(`transcript: ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MB JSON; load ${loadNow()}`)
   await benchStore(
     "SQLite",
     CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
@@ -208,12 +224,7 @@ try {
   )
   await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
   benchCli(file, dir)
-  console.log(
-    `load after: ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`
-  )
+  console.log(`load after: ${loadNow()}`)
 } finally {
   await postgres.stop()
   fs.rmSync(dir, { recursive: true, force: true })
