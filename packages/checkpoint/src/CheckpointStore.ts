@@ -18,69 +18,22 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import * as Schedule from "effect/Schedule"
-import * as Checkpoint from "./Checkpoint.js"
-import type { CheckpointConflict, CheckpointInvalid } from "./CheckpointError.js"
 import { CheckpointStoreFailed } from "./CheckpointError.js"
 import * as Record from "./internal/record.js"
 import * as Save from "./internal/save.js"
 import * as SqlStore from "./internal/sqlStore.js"
+import type { CheckpointStoreValue } from "./internal/storeValue.js"
 import type * as Transcript from "./Transcript.js"
 
 /**
- * A checkpoint as the store holds it.
+ * `StoredCheckpoint`, a checkpoint as the store holds it (schema and type), and
+ * `CheckpointStoreValue`, what a store does.
  *
  * @since 0.1.0
  * @category models
  */
-export const StoredCheckpoint = Schema.Struct({
-  /** Increases with every checkpoint saved to the store. */
-  checkpointId: Schema.Int,
-  sessionId: Schema.String,
-  /** When it was saved, in ms since the epoch (effect `Clock`). */
-  createdAt: Schema.Int,
-  checkpoint: Checkpoint.Checkpoint
-})
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type StoredCheckpoint = typeof StoredCheckpoint.Type
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface CheckpointStoreValue {
-  /**
-   * Saves a checkpoint with the transcript it was built from, in one transaction. Messages the
-   * store already holds for the session must be unchanged (`CheckpointConflict` otherwise); new
-   * ones are appended.
-   */
-  readonly save: (
-    sessionId: string,
-    transcript: unknown,
-    checkpoint: Checkpoint.Checkpoint
-  ) => Effect.Effect<StoredCheckpoint, CheckpointInvalid | CheckpointConflict | CheckpointStoreFailed>
-  /** The session's most recent checkpoint. */
-  readonly latest: (
-    sessionId: string
-  ) => Effect.Effect<Option.Option<StoredCheckpoint>, CheckpointInvalid | CheckpointStoreFailed>
-  /** A checkpoint by id. */
-  readonly get: (
-    checkpointId: number
-  ) => Effect.Effect<Option.Option<StoredCheckpoint>, CheckpointStoreFailed>
-  /** The ids of the session's checkpoints, oldest first. */
-  readonly list: (
-    sessionId: string
-  ) => Effect.Effect<ReadonlyArray<number>, CheckpointInvalid | CheckpointStoreFailed>
-  /** The session's transcript as stored (empty when nothing was saved). */
-  readonly transcript: (
-    sessionId: string
-  ) => Effect.Effect<Transcript.Transcript, CheckpointInvalid | CheckpointStoreFailed>
-}
+export { type CheckpointStoreValue, StoredCheckpoint } from "./internal/storeValue.js"
 
 /**
  * @since 0.1.0
