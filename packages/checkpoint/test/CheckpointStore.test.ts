@@ -378,6 +378,41 @@ for (const kind of storeKinds) {
   })
 }
 
+describe("CheckpointStore.layerPostgres schema", () => {
+  it.scoped(
+    "a URL with options=-csearch_path keeps the tables in a schema of their own (as the README shows)",
+    () =>
+      Effect.gen(function* () {
+        const location = yield* freshLocation("postgres")
+        yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE SCHEMA toolcap`).pipe(
+          Effect.provide(clientOf("postgres", location))
+        )
+        const url = `${location}?options=-csearch_path%3Dtoolcap`
+        const transcript = transcriptOf(3)
+        const saved = yield* Effect.flatMap(CheckpointStore.CheckpointStore, (store) =>
+          Effect.flatMap(buildWith(transcript), (checkpoint) => store.save("s", transcript, checkpoint))
+        ).pipe(Effect.provide(layerOf("postgres", url)))
+        const tables = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ table_schema: string; table_name: string }>`
+          SELECT table_schema, table_name FROM information_schema.tables
+          WHERE table_name IN ('transcript_messages', 'checkpoints') ORDER BY table_name`
+        ).pipe(Effect.provide(clientOf("postgres", location)))
+        assert.deepStrictEqual(
+          tables.map((t) => [t.table_schema, t.table_name]),
+          [
+            ["toolcap", "checkpoints"],
+            ["toolcap", "transcript_messages"]
+          ]
+        )
+        const latest = yield* Effect.flatMap(CheckpointStore.CheckpointStore, (store) =>
+          store.latest("s")
+        ).pipe(Effect.provide(layerOf("postgres", url)))
+        assert.deepStrictEqual(latest, Option.some(saved))
+      })
+  )
+})
+
 describe("CheckpointStore.layerSqlite schema", () => {
   it.scoped(
     "a version 1 file is migrated: prefix digests backfilled, later saves append and catch rewrites",
