@@ -1,0 +1,73 @@
+// Reliability under faults: the ripgrep binary missing. The package that ships it is mocked for
+// this whole file so that its path names no file; Grep must answer a typed error (the spawn
+// failure; an empty "no match" would be a silent lie), never crash nor hang, and Glob and Read
+// (which need no ripgrep) keep working. Counts
+// are printed and, when TOOLCAP_RELIABILITY_OUT names a directory, written there.
+import { assert, describe, it } from "@effect/vitest"
+import { vi } from "vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { Glob, Grep, Read } from "@toolcap/tools"
+import { reportReliability } from "../../../bench/report/src/index.js"
+import { searchEnv, writeTree } from "./readFixtures.js"
+
+vi.mock("@vscode/ripgrep", () => ({ rgPath: "/nonexistent/toolcap-test/rg" }))
+
+describe("reliability: faults (ripgrep missing)", () => {
+  it.scopedLive("Grep answers a typed error; Glob and Read, which need no ripgrep, still work", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv()
+      writeTree(env.workspace, { "a.txt": "alpha\n", "src/b.ts": "export const b = 1\n" })
+      const calls = [
+        Grep.grep({ pattern: "alpha", outputMode: "content" }),
+        Grep.grep({ pattern: "alpha", outputMode: "count" }),
+        Grep.grep({ pattern: "alpha" }),
+        Glob.glob({ pattern: "**/*.ts" })
+      ] as const
+      const codes: Array<string> = []
+      let crashes = 0
+      let hangs = 0
+      for (const call of calls) {
+        const exit = yield* Effect.either(
+          call as Effect.Effect<unknown, { readonly code: string }, never>
+        ).pipe(
+          Effect.provide(env.context),
+          Effect.timeoutOption("60 seconds"),
+          Effect.catchAllDefect(() => Effect.sync(() => void crashes++).pipe(Effect.as(undefined)))
+        )
+        if (exit === undefined) continue
+        if (exit._tag === "None") {
+          hangs++
+          continue
+        }
+        codes.push(
+          Either.isLeft(exit.value)
+            ? exit.value.left.code
+            : `a result ${JSON.stringify(exit.value.right).slice(0, 200)}`
+        )
+      }
+      const read = yield* Read.read({ path: "a.txt" }).pipe(Effect.provide(env.context))
+      const globExpected = `a result ${JSON.stringify({ matches: ["src/b.ts"], count: 1, truncated: false })}`
+      const grepCodes = codes.slice(0, 3)
+      const wrong =
+        grepCodes.filter((c) => c !== "TOOL_SPAWN_FAILED").length +
+        (codes[3] === globExpected ? 0 : 1) +
+        (read.content === "alpha\n" ? 0 : 1)
+      reportReliability(
+        "faults ripgrep missing",
+        {
+          inputs: calls.length + 1,
+          "typed errors": codes.filter((c) => !c.startsWith("a result")).length,
+          "wrong results": wrong,
+          crashes,
+          hangs
+        },
+        `Grep (content, count, files) with the ripgrep binary missing: ${grepCodes.join(", ")}; Glob and Read beside them (no ripgrep needed): ${wrong === 0 ? "correct" : codes.slice(3).join(", ")}`
+      )
+      assert.deepStrictEqual(grepCodes, ["TOOL_SPAWN_FAILED", "TOOL_SPAWN_FAILED", "TOOL_SPAWN_FAILED"])
+      // Glob lists without ripgrep: its answer is the real one
+      assert.strictEqual(codes[3], globExpected)
+      assert.strictEqual(read.content, "alpha\n")
+    })
+  )
+})
