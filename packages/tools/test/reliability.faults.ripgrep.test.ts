@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { vi } from "vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { Glob, Grep, Read } from "@toolcap/tools"
 import { reportReliability } from "../../../bench/report/src/index.js"
 import { searchEnv, writeTree } from "./readFixtures.js"
@@ -18,33 +19,30 @@ describe("reliability: faults (ripgrep missing)", () => {
     Effect.gen(function* () {
       const env = yield* searchEnv()
       writeTree(env.workspace, { "a.txt": "alpha\n", "src/b.ts": "export const b = 1\n" })
-      const calls = [
-        Grep.grep({ pattern: "alpha", outputMode: "content" }),
-        Grep.grep({ pattern: "alpha", outputMode: "count" }),
-        Grep.grep({ pattern: "alpha" }),
-        Glob.glob({ pattern: "**/*.ts" })
-      ] as const
-      const codes: Array<string> = []
+      /** A call's outcome: its error code, `a result ...`, or undefined when it crashed or hung. */
+      const outcome = <A, E extends { readonly code: string }, R>(call: Effect.Effect<A, E, R>) =>
+        Effect.either(call).pipe(
+          Effect.map((either) =>
+            Either.isLeft(either)
+              ? either.left.code
+              : `a result ${JSON.stringify(either.right).slice(0, 200)}`
+          ),
+          Effect.timeoutOption("60 seconds"),
+          Effect.map(Option.getOrElse(() => void hangs++)),
+          Effect.catchAllDefect(() => Effect.sync(() => void crashes++))
+        )
       let crashes = 0
       let hangs = 0
+      const calls = [
+        outcome(Grep.grep({ pattern: "alpha", outputMode: "content" })),
+        outcome(Grep.grep({ pattern: "alpha", outputMode: "count" })),
+        outcome(Grep.grep({ pattern: "alpha" })),
+        outcome(Glob.glob({ pattern: "**/*.ts" }))
+      ]
+      const codes: Array<string> = []
       for (const call of calls) {
-        const exit = yield* Effect.either(
-          call as Effect.Effect<unknown, { readonly code: string }, never>
-        ).pipe(
-          Effect.provide(env.context),
-          Effect.timeoutOption("60 seconds"),
-          Effect.catchAllDefect(() => Effect.sync(() => void crashes++).pipe(Effect.as(undefined)))
-        )
-        if (exit === undefined) continue
-        if (exit._tag === "None") {
-          hangs++
-          continue
-        }
-        codes.push(
-          Either.isLeft(exit.value)
-            ? exit.value.left.code
-            : `a result ${JSON.stringify(exit.value.right).slice(0, 200)}`
-        )
+        const code = yield* Effect.provide(call, env.context)
+        if (code !== undefined) codes.push(code)
       }
       const read = yield* Read.read({ path: "a.txt" }).pipe(Effect.provide(env.context))
       const globExpected = `a result ${JSON.stringify({ matches: ["src/b.ts"], count: 1, truncated: false })}`

@@ -102,6 +102,22 @@ const fullDir = Effect.acquireRelease(
     })
 )
 
+const numbered = (from: number, to: number) => {
+  let out = ""
+  for (let i = from; i <= to; i++) out += `line ${i}\n`
+  return out
+}
+
+/** A page is correct when it is the file's lines from its offset as the file is now. */
+const currentPage = (file: string) => (r: Read.ReadResult) => {
+  // the file's lines with their endings (the last one may have none)
+  const lines = fs.readFileSync(file, "utf8").match(/[^\n]*\n|[^\n]+$/g) ?? []
+  const expected = lines.slice(r.offset - 1, r.offset - 1 + r.lineCount).join("")
+  return r.content === expected
+    ? undefined
+    : `page at ${r.offset} (${r.lineCount} lines) differs from the file`
+}
+
 /** `fault: verdict (detail) ×n` per distinct fault and outcome, in order of first appearance. */
 const summarise = (list: typeof verdicts): string => {
   const seen = new Map<string, number>()
@@ -174,22 +190,6 @@ describe("reliability: faults (tools)", () => {
       assert.deepStrictEqual([before, after], ["correct", "correct"])
     })
   )
-
-  const numbered = (from: number, to: number) => {
-    let out = ""
-    for (let i = from; i <= to; i++) out += `line ${i}\n`
-    return out
-  }
-
-  /** A page is correct when it is the file's lines from its offset as the file is now. */
-  const currentPage = (file: string) => (r: Read.ReadResult) => {
-    // the file's lines with their endings (the last one may have none)
-    const lines = fs.readFileSync(file, "utf8").match(/[^\n]*\n|[^\n]+$/g) ?? []
-    const expected = lines.slice(r.offset - 1, r.offset - 1 + r.lineCount).join("")
-    return r.content === expected
-      ? undefined
-      : `page at ${r.offset} (${r.lineCount} lines) differs from the file`
-  }
 
   for (const [fault, change] of [
     ["file deleted between Read pages", (file: string) => fs.rmSync(file)],
