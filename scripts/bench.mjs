@@ -33,10 +33,11 @@ const files = ["packages", "apps", "bench"]
 /** The reliability suites and the hostile-input suites whose long mode they count. */
 const RELIABILITY_FILES = [
   "packages/tools/test/reliability.faults.test.ts",
+  "packages/tools/test/reliability.faults.ripgrep.test.ts",
   "packages/tools/test/race.test.ts",
   "packages/tools/test/hostile.test.ts",
-  "packages/checkpoint/test/reliability.faults.test.ts",
   "packages/adapters/test/reliability.load.test.ts",
+  "packages/adapters/test/reliability.faults.test.ts",
   "packages/adapters/test/hostileInput.test.ts",
   "apps/demo/test/reliability.kill.test.ts",
   "apps/demo/test/hostile.test.ts"
