@@ -141,7 +141,8 @@ export const FAILURE_COUNTS: ReadonlySet<string> = new Set([
   "wrong results",
   "unbounded results",
   "duplicate spill names",
-  "untyped errors"
+  "untyped errors",
+  "stale scratch left"
 ])
 
 /**
