@@ -212,3 +212,57 @@ export const reportReliability = (
   }
   return r
 }
+
+/**
+ * How one call under a fault ended.
+ *
+ * @since 0.1.0
+ * @category reliability
+ */
+export type Verdict = "correct" | "typed error" | "wrong" | "crash" | "hang"
+
+/**
+ * One judged call: the fault, its verdict, and what the error code or the wrong part was.
+ *
+ * @since 0.1.0
+ * @category reliability
+ */
+export interface Judged {
+  readonly fault: string
+  readonly verdict: Verdict
+  readonly detail: string
+}
+
+/**
+ * The counts of a list of judged calls: inputs, then each verdict.
+ *
+ * @since 0.1.0
+ * @category reliability
+ */
+export const verdictCounts = (judged: ReadonlyArray<Judged>): Record<string, number> => {
+  const count = (v: Verdict) => judged.filter((x) => x.verdict === v).length
+  return {
+    inputs: judged.length,
+    "correct results": count("correct"),
+    "typed errors": count("typed error"),
+    "wrong results": count("wrong"),
+    crashes: count("crash"),
+    hangs: count("hang")
+  }
+}
+
+/**
+ * `fault: verdict (detail) ×n` per distinct fault and outcome, in order of first appearance; the
+ * detail (at most 120 characters) only for a typed error, a wrong result or a crash.
+ *
+ * @since 0.1.0
+ * @category reliability
+ */
+export const summariseVerdicts = (judged: ReadonlyArray<Judged>): string => {
+  const seen = new Map<string, number>()
+  for (const v of judged) {
+    const key = `${v.fault}: ${v.verdict}${v.verdict === "typed error" || v.verdict === "wrong" || v.verdict === "crash" ? ` (${v.detail.slice(0, 120)})` : ""}`
+    seen.set(key, (seen.get(key) ?? 0) + 1)
+  }
+  return [...seen].map(([key, n]) => (n === 1 ? key : `${key} ×${n}`)).join("; ")
+}

@@ -4,7 +4,15 @@ import * as path from "node:path"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { vi } from "vitest"
-import { BENCH_PREFIX, parseBenchLines, record, reportFigure, reportReliability } from "../src/index.js"
+import {
+  BENCH_PREFIX,
+  parseBenchLines,
+  record,
+  reportFigure,
+  reportReliability,
+  summariseVerdicts,
+  verdictCounts
+} from "../src/index.js"
 
 const positive = fc.double({ min: 0.001, max: 1e6, noNaN: true })
 
@@ -98,5 +106,25 @@ describe("reliability counts", () => {
       else process.env["TOOLCAP_RELIABILITY_OUT"] = before
       fs.rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe("verdicts", () => {
+  it("are counted per kind and summarised per distinct fault and outcome", () => {
+    const judged = [
+      { fault: "a", verdict: "correct", detail: "" },
+      { fault: "a", verdict: "correct", detail: "" },
+      { fault: "b", verdict: "typed error", detail: "TOOL_NOT_FOUND" },
+      { fault: "c", verdict: "hang", detail: "no answer" }
+    ] as const
+    expect(verdictCounts(judged)).toEqual({
+      inputs: 4,
+      "correct results": 2,
+      "typed errors": 1,
+      "wrong results": 0,
+      crashes: 0,
+      hangs: 1
+    })
+    expect(summariseVerdicts(judged)).toBe("a: correct ×2; b: typed error (TOOL_NOT_FOUND); c: hang")
   })
 })

@@ -10,14 +10,19 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PromiseHost } from "@toolcap/adapters"
-import { reportReliability } from "../../../bench/report/src/index.js"
+import {
+  type Judged,
+  reportReliability,
+  summariseVerdicts,
+  type Verdict,
+  verdictCounts
+} from "../../../bench/report/src/index.js"
 import { makeDirs } from "./fixtures/dirs.js"
 
 /** A call that has not answered after this long counts as a hang (the lock is held 2 s). */
 const HANG_MS = 60_000
 
-type Verdict = "correct" | "typed error" | "wrong" | "crash" | "hang"
-const verdicts: Array<{ readonly fault: string; readonly verdict: Verdict; readonly detail: string }> = []
+const verdicts: Array<Judged> = []
 let committedLost = 0
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -28,24 +33,10 @@ afterEach(async () => {
 })
 
 afterAll(() => {
-  const count = (v: Verdict) => verdicts.filter((x) => x.verdict === v).length
-  const seen = new Map<string, number>()
-  for (const v of verdicts) {
-    const key = `${v.fault}: ${v.verdict}${v.detail === "" ? "" : ` (${v.detail})`}`
-    seen.set(key, (seen.get(key) ?? 0) + 1)
-  }
   reportReliability(
     "faults checkpoint store",
-    {
-      inputs: verdicts.length,
-      "correct results": count("correct"),
-      "typed errors": count("typed error"),
-      "wrong results": count("wrong"),
-      crashes: count("crash"),
-      hangs: count("hang"),
-      "committed checkpoints lost": committedLost
-    },
-    [...seen].map(([key, n]) => (n === 1 ? key : `${key} ×${n}`)).join("; ")
+    { ...verdictCounts(verdicts), "committed checkpoints lost": committedLost },
+    summariseVerdicts(verdicts)
   )
 })
 

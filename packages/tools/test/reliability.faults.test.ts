@@ -19,15 +19,20 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Read } from "@toolcap/tools"
-import { reportReliability } from "../../../bench/report/src/index.js"
+import {
+  type Judged,
+  reportReliability,
+  summariseVerdicts,
+  type Verdict,
+  verdictCounts
+} from "../../../bench/report/src/index.js"
 import { leftoversOfThisWorker, readOnlyDir, testEnv } from "./bashFixtures.js"
 import { searchEnv, writeTree } from "./readFixtures.js"
 
 /** A call that has not returned after this long counts as a hang (the slowest here takes ~1 s). */
 const HANG_BOUND = Duration.seconds(60)
 
-type Verdict = "correct" | "typed error" | "wrong" | "crash" | "hang"
-const verdicts: Array<{ readonly fault: string; readonly verdict: Verdict; readonly detail: string }> = []
+const verdicts: Array<Judged> = []
 
 /**
  * Runs one call under a fault: a tool error with a stable code is a typed error, a defect a crash,
@@ -118,31 +123,12 @@ const currentPage = (file: string) => (r: Read.ReadResult) => {
     : `page at ${r.offset} (${r.lineCount} lines) differs from the file`
 }
 
-/** `fault: verdict (detail) ×n` per distinct fault and outcome, in order of first appearance. */
-const summarise = (list: typeof verdicts): string => {
-  const seen = new Map<string, number>()
-  for (const v of list) {
-    const key = `${v.fault}: ${v.verdict}${v.verdict === "typed error" || v.verdict === "wrong" || v.verdict === "crash" ? ` (${v.detail.slice(0, 120)})` : ""}`
-    seen.set(key, (seen.get(key) ?? 0) + 1)
-  }
-  return [...seen].map(([key, n]) => (n === 1 ? key : `${key} ×${n}`)).join("; ")
-}
-
 describe("reliability: faults (tools)", () => {
   afterAll(() => {
-    const count = (v: Verdict) => verdicts.filter((x) => x.verdict === v).length
     reportReliability(
       "faults tools",
-      {
-        inputs: verdicts.length,
-        "correct results": count("correct"),
-        "typed errors": count("typed error"),
-        "wrong results": count("wrong"),
-        crashes: count("crash"),
-        hangs: count("hang"),
-        survivors: leftoversOfThisWorker().length
-      },
-      summarise(verdicts)
+      { ...verdictCounts(verdicts), survivors: leftoversOfThisWorker().length },
+      summariseVerdicts(verdicts)
     )
   })
 
