@@ -52,6 +52,18 @@ const num = (n: number | null): string => {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 })
 }
 
+/** What the figures of each `issue` number (the BENCH lines' key) are about, as the tables name it. */
+export const AREAS: Readonly<Record<number, string>> = {
+  2: "truncation",
+  9: "processes",
+  10: "search and Read",
+  11: "hosts and CLI",
+  12: "confinement",
+  13: "checkpoints"
+}
+
+const area = (issue: number): string => AREAS[issue] ?? `other (${issue})`
+
 const verdict = (r: BenchRecord): string => (r.met ? "met" : "**missed**")
 
 /**
@@ -76,9 +88,9 @@ export const figureRows = (
  */
 export const figuresTable = (collected: Collected): string =>
   table(
-    ["issue", "measured", "toolcap", "in-run baseline", "ratio", "target", "result", "load", "bench"],
+    ["area", "measured", "toolcap", "in-run baseline", "ratio", "target", "result", "load", "bench"],
     figureRows(collected).map(({ file, record: r }) => [
-      `${r.issue}`,
+      area(r.issue),
       cell(r.measure),
       `${num(r.figure)} ${cell(r.unit)}`,
       r.baseline === null ? "—" : `${num(r.baseline)} ${cell(r.unit)} (${cell(r.baselineName ?? "")})`,
@@ -166,7 +178,7 @@ export const section = (collected: Collected): string => {
     "",
     silent.length === 0
       ? "Every bench file printed at least one figure."
-      : `Bench files that printed no figure: ${silent.map((b) => `\`${b.file}\`${b.exit === null ? "" : ` (exit ${b.exit})`}`).join(", ")}.`,
+      : `Bench files that printed no figure against a target: ${silent.map((b) => `\`${b.file}\`${b.exit === null ? "" : ` (exit ${b.exit})`}`).join(", ")}${silent.some((b) => b.file.includes("context")) ? " (the context-health bench compares policies, not a target: its tables are in the Context health section below)" : ""}.`,
     failedFiles.length === 0
       ? ""
       : `Bench files that exited non-zero (a missed target or a failure): ${failedFiles.map((b) => `\`${b.file}\` (${b.exit})`).join(", ")}.`,
@@ -202,6 +214,15 @@ export const headline = (collected: Collected): string => {
   const inputs = collected.reliability.reduce((sum, r) => sum + (r.counts["inputs"] ?? 0), 0)
   return [
     `From [BENCHMARKS.md](BENCHMARKS.md) (one \`pnpm bench\` run): **${met} of ${rows.length}** targets met; reliability suites: ${inputs.toLocaleString("en-US")} inputs, ${failureTotal(collected)} failures.`,
+    "",
+    table(
+      ["area", "targets", "met", "missed"],
+      [...new Set(rows.map((r) => r.record.issue))].map((issue) => {
+        const of = rows.filter((r) => r.record.issue === issue)
+        const ok = of.filter((r) => r.record.met).length
+        return [area(issue), `${of.length}`, `${ok}`, `${of.length - ok}`]
+      })
+    ),
     "",
     missed.length === 0
       ? "No target was missed."
