@@ -99,7 +99,13 @@ if (full || only.includes("reliability")) {
   const began = performance.now()
   const r = await run("pnpm", ["exec", "vitest", "run", ...RELIABILITY_FILES], {
     cwd: root,
-    env: { ...process.env, TOOLCAP_LONG_TESTS: "1", [report.RELIABILITY_OUT_VARIABLE]: out, FORCE_COLOR: "0" }
+    env: {
+      ...process.env,
+      TOOLCAP_LONG_TESTS: "1",
+      [report.RELIABILITY_OUT_VARIABLE]: out,
+      FORCE_COLOR: "0",
+      NO_COLOR: "1"
+    }
   })
   reliability = fs
     .readdirSync(out)
