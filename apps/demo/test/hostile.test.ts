@@ -2,13 +2,18 @@
 // when it cannot be served), and a valid request after each bad one is still answered. The bad
 // lines are the ones seen dropped or fatal before (progressToken object / null / 1.5, id 1.5,
 // "jsonrpc":"1.0", a leading BOM, lines over the SDK's 10 MiB buffer, a 600 KB path, deep
-// nesting) plus random ones. Waiting for an answer times out only as a hang detector.
+// nesting) plus random ones (300; 5,000 with TOOLCAP_LONG_TESTS=1, counts printed and written
+// where TOOLCAP_RELIABILITY_OUT points). Waiting for an answer times out only as a hang detector.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import { FastCheck as fc } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
+import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+
+/** Random request lines sent to one server. */
+const RANDOM_LINES = isLong() ? 5000 : 300
 
 const dirs = makeDirs("toolcap-mcp-hostile-")
 beforeAll(() => {
@@ -162,7 +167,7 @@ describe("toolcap mcp answers every request with an id", () => {
 
   it(
     "random lines: each request with an id is answered, pings between them too",
-    { timeout: 240_000 },
+    { timeout: isLong() ? 1_800_000 : 240_000 },
     async () => {
       const server = startServer()
       try {
@@ -197,7 +202,7 @@ describe("toolcap mcp answers every request with an id", () => {
           method,
           params
         })
-        const samples = fc.sample(fc.tuple(request, id, fc.boolean()), { numRuns: 300, seed: 12 })
+        const samples = fc.sample(fc.tuple(request, id, fc.boolean()), { numRuns: RANDOM_LINES, seed: 12 })
         let answered = 0
         let next = 0
         for (const [body, rawId, bom] of samples) {
@@ -211,6 +216,15 @@ describe("toolcap mcp answers every request with an id", () => {
         }
         await server.ping()
         console.log(`mcp random lines: ${samples.length} requests with an id, ${answered} answered`)
+        reportReliability(
+          "hostile raw JSON-RPC into toolcap mcp",
+          {
+            inputs: samples.length,
+            hangs: samples.length - answered,
+            crashes: server.child.exitCode === null ? 0 : 1
+          },
+          `random request lines (fast-check, seed 12: methods, ids of every JSON type, params, BOMs, jsonrpc 1.0) into one real toolcap mcp, each awaited for its answer, pings between; ${answered} answered`
+        )
         assert.strictEqual(answered, samples.length)
       } finally {
         await server.stop()

@@ -132,11 +132,14 @@ const main = async (): Promise<void> => {
         raw,
         measure: async (needle) => {
           const visible = visibleIn(result.content, needle)
+          // Credited like a peer's saved copy: when the window is cut and its notice says how to
+          // page on (an offset), the file itself is the copy, and one Read at the needle's line is
+          // the one more call, counted only when that window really shows the needle.
           const nextOffset = result.truncation?.nextOffset
           const pointed = nextOffset !== undefined && (result.notice ?? "").includes(`offset ${nextOffset}`)
           const next =
             !visible && pointed
-              ? await runtime.runPromise(Read.read({ path: file, offset: nextOffset }))
+              ? await runtime.runPromise(Read.read({ path: file, offset: needle.line }))
               : undefined
           const reachable = next !== undefined && visibleIn(next.content, needle)
           const cell = {
@@ -151,8 +154,8 @@ const main = async (): Promise<void> => {
             cell,
             miss:
               next === undefined
-                ? `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and its notice names no next offset.`
-                : `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and its notice points to offset ${next.offset.toLocaleString("en-US")}, whose window shows ${lineRange(next.offset, next.lineCount)}.`
+                ? `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and its notice names no offset to page on.`
+                : `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and a Read at offset ${needle.line.toLocaleString("en-US")} shows ${lineRange(next.offset, next.lineCount)} without it.`
           }
         }
       }

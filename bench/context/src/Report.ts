@@ -171,7 +171,7 @@ export const section = (results: Results, chartFile: string): string => {
     "",
     summaryTable(results),
     "",
-    `Tokens are estimated with \`@toolcap/checkpoint\`'s default \`TokenEstimator\` (one pass, a fixed weight per character class, tuned against the o200k and cl100k tokenizers) for every policy alike. "One more call" counts needles that were not seen but that the excerpt names a way to in one call: a saved file that really holds the needle (a Grep of it finds it), or a Read offset whose window really shows it.`,
+    `Tokens are estimated with \`@toolcap/checkpoint\`'s default \`TokenEstimator\` (one pass, a fixed weight per character class, tuned against the o200k and cl100k tokenizers) for every policy alike. "One more call" counts needles that were not seen but that the excerpt names a way to in one call: a saved file that really holds the needle (a Grep of it finds it), or — for a file toolcap's Read cut — the file itself, whose path the call named and whose notice says how to page on with an offset, when a Read at the needle's line really shows it. Both sides are credited alike: the needle is in a copy the excerpt points to and one call with a location (a Grep pattern, a line offset) brings it.`,
     "",
     "### Cases",
     "",

@@ -1,4 +1,5 @@
-// Every tool's input, fuzzed through the Promise API (1,000 runs per tool): each input gets a typed
+// Every tool's input, fuzzed through the Promise API (1,000 runs per tool; 5,000 with
+// TOOLCAP_LONG_TESTS=1, counts printed and written where TOOLCAP_RELIABILITY_OUT points): each input gets a typed
 // error (a known wire code, a message of at most 2KB) or a bounded result, never a rejection; no
 // result holds a byte of the outside file beside the workspace (links to it, to `/` and to the
 // parent are planted); the host (in a process of its own) peaks at most 256MB above its start. Each call is also
@@ -12,9 +13,10 @@ import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { ToolError } from "@toolcap/limits"
 import { makeDirs } from "./fixtures/dirs.js"
+import { isLong, reportReliability } from "../../../bench/report/src/index.js"
 
 const fc = FastCheck
-const RUNS = 1000
+const RUNS = isLong() ? 5000 : 1000
 const SECRET = "FUZZ-OUTSIDE-SECRET-5e0c"
 /** Generous: only a call that hangs meets it (per-input work is bounded far below). */
 const HANG_MS = 2000 * 10
@@ -49,6 +51,11 @@ const call = (tool: string, input: unknown) =>
     host.send({ seq: id, tool, input })
   })
 const slowest: Record<string, number> = {}
+/** Per tool: inputs tried and what went wrong (each also fails the run where it happens). */
+const tally: Record<
+  string,
+  Record<"inputs" | "escapes" | "crashes" | "hangs" | "unbounded results" | "untyped errors", number>
+> = {}
 
 beforeAll(async () => {
   dirs.write("README.md", "# readme\nneedle here\n")
@@ -88,6 +95,12 @@ afterAll(async () => {
   dirs.remove()
   const grown = ((peakRss - baselineRss) / 1024 / 1024).toFixed(1)
   console.log(`fuzz: slowest call per tool (ms) ${JSON.stringify(slowest)}; peak RSS growth ${grown} MB`)
+  for (const [tool, counts] of Object.entries(tally))
+    reportReliability(
+      `hostile fuzz Promise API ${tool}`,
+      counts,
+      `fast-check inputs for ${tool} through PromiseHost.call (host in its own process); slowest call ${slowest[tool] ?? 0} ms; host peak RSS growth ${grown} MB`
+    )
 })
 
 const codes = new Set<string>(ToolError.ToolErrorCode.literals)
@@ -101,6 +114,24 @@ const judge = async (tool: string, input: unknown) => {
   const answer = await Promise.race([call(tool, sent), hang]).finally(() => clearTimeout(timer))
   const took = performance.now() - started
   slowest[tool] = Math.max(slowest[tool] ?? 0, Math.round(took))
+  const t = (tally[tool] ??= {
+    inputs: 0,
+    escapes: 0,
+    crashes: 0,
+    hangs: 0,
+    "unbounded results": 0,
+    "untyped errors": 0
+  })
+  t.inputs++
+  if (answer === "hang") t.hangs++
+  else {
+    const text = JSON.stringify(answer.outcome ?? null)
+    if (answer.rejected !== undefined) t.crashes++
+    if (text.includes(SECRET)) t.escapes++
+    if (Buffer.byteLength(text) > OUTCOME_MAX_BYTES) t["unbounded results"]++
+    if (answer.outcome?.ok === false && !codes.has(answer.outcome.error?.code ?? "missing"))
+      t["untyped errors"]++
+  }
   assert.notStrictEqual(answer, "hang", `${tool} never settled`)
   if (answer === "hang") return
   peakRss = Math.max(peakRss, answer.peakRss)
@@ -275,7 +306,7 @@ describe("fuzzed tool inputs through the Promise API", () => {
       `${tool}: a typed error or a bounded result, short messages, bounded memory`,
       [inputs[tool]],
       ([input]) => Effect.promise(() => judge(tool, input)),
-      { timeout: 300_000, fastCheck: { numRuns: RUNS } }
+      { timeout: isLong() ? 1_500_000 : 300_000, fastCheck: { numRuns: RUNS } }
     )
   }
 })

@@ -13,6 +13,7 @@ import { Budgets } from "@toolcap/limits"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { gc, generate, median } from "./transcript.js"
+import { reportFigure } from "../../../bench/report/src/index.js"
 
 const ROUNDS = 7
 const TARGET = 2
@@ -57,6 +58,16 @@ try {
   console.log(
     `checkpoint (JSON.parse + build): ${subject.toFixed(1)} ms vs baseline JSON.parse ${parse.toFixed(1)} ms (medians) — ratio ${ratio.toFixed(2)} (target <= ${TARGET}) ${verdict}`
   )
+  reportFigure({
+    issue: 13,
+    measure: "checkpoint build of a 10,000-message transcript (JSON.parse + build)",
+    figure: subject,
+    baseline: parse,
+    baselineName: "JSON.parse alone",
+    unit: "ms",
+    ratio,
+    target: { op: "<=", value: TARGET }
+  })
   if (verdict !== "OK") process.exitCode = 1
 } finally {
   fs.rmSync(dir, { recursive: true, force: true })

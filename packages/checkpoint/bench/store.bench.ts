@@ -31,6 +31,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { startPostgres } from "../test/fixtures/postgresServer.js"
 import { gc, generate, median } from "./transcript.js"
+import { reportFigure } from "../../../bench/report/src/index.js"
 
 const ROUNDS = 5
 const CLI_ROUNDS = 5
@@ -70,6 +71,16 @@ const report = (
 ) => {
   const v = verdict(ratio, target)
   if (v !== "OK") missed++
+  reportFigure({
+    issue: 13,
+    measure: label,
+    figure: subject,
+    baseline,
+    baselineName: baselineLabel,
+    unit: "ms",
+    ratio,
+    target: { op: "<=", value: target }
+  })
   console.log(
     `${label}: ${subject.toFixed(1)} ms vs ${baselineLabel} ${baseline.toFixed(1)} ms (medians) — ratio ${ratio.toFixed(3)} (target <= ${target}) ${v}`
   )

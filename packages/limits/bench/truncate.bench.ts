@@ -8,6 +8,7 @@
 // (baseline, head, tail, baseline, ...) and the best of each is compared, because this machine is
 // shared and a single run is noisy.
 import { Budgets, Truncate } from "@toolcap/limits"
+import { reportFigure } from "../../../bench/report/src/index.js"
 
 const MiB = 1024 * 1024
 const INPUT_BYTES = 256 * MiB
@@ -156,6 +157,15 @@ const report = (name: string, seconds: number, cutResult: Truncate.Cut): void =>
     `${name}: ${mbps(seconds).toFixed(0)} MB/s vs baseline ${mbps(best.baseline).toFixed(0)} MB/s — ratio ${ratio.toFixed(2)} (target >= ${TARGET}) ${ok ? "OK" : "MISSED"}`
   )
   console.log(`  ${Truncate.marker(cutResult)}`)
+  reportFigure({
+    issue: 2,
+    measure: `${name} throughput`,
+    figure: mbps(seconds),
+    baseline: mbps(best.baseline),
+    baselineName: "Buffer.indexOf newline count",
+    unit: "MB/s",
+    target: { op: ">=", value: TARGET }
+  })
 }
 
 console.log(

@@ -46,6 +46,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
+import { reportFigure } from "../../../bench/report/src/index.js"
 
 // 99 characters and a newline per line, cut at exactly 1 GiB
 const GIB_COMMAND =
@@ -361,6 +362,15 @@ const main = async () => {
       console.log(
         `(information) floor: bare spawn(bash -c echo hi) in a session of its own (as the tool must run it): median ${fmt(median(report.detachedBash), 2)} ms — ratio ${fmt(median(report.detachedBash) / median(report.bare), 2)} to the baseline`
       )
+      reportFigure({
+        issue: 9,
+        measure: `Bash echo hi per call${label.includes("extra idle") ? ` with ${IDLE_PROCESSES} extra idle processes` : ""} (${report.containment} tier)`,
+        figure: median(report.tool),
+        baseline: median(report.bare),
+        baselineName: "bare spawn(sh -c echo hi)",
+        unit: "ms",
+        target: { op: "<=", value: target }
+      })
       return ok
     }
     const unloaded = await runLatencyChild(bundle, dir)
@@ -417,6 +427,34 @@ const main = async () => {
     console.log(
       `peak RSS of a Bash-tool run: ${fmt(rss)} MB vs baseline bare Node drain ${fmt(Math.max(...drain.map((r) => r.peakRssMb)))} MB (same bundle) — target <= ${RSS_TARGET_MB} MB ${rssOk ? "OK" : "MISSED"}`
     )
+    const drainName = "bare Node drain (detached spawn)"
+    reportFigure({
+      issue: 9,
+      measure: "1 GiB of 100-byte yes lines through Bash.run: wall time (best run)",
+      figure: best(tool.map((r) => r.wallMs)),
+      baseline: best(drain.map((r) => r.wallMs)),
+      baselineName: drainName,
+      unit: "ms",
+      target: { op: "<=", value: RATIO_TARGET }
+    })
+    reportFigure({
+      issue: 9,
+      measure: "1 GiB through Bash.run: host CPU (median)",
+      figure: median(tool.map((r) => r.cpuMs)),
+      baseline: median(drain.map((r) => r.cpuMs)),
+      baselineName: drainName,
+      unit: "ms",
+      target: { op: "<=", value: CPU_RATIO_TARGET }
+    })
+    reportFigure({
+      issue: 9,
+      measure: "1 GiB through Bash.run: host peak RSS",
+      figure: rss,
+      baseline: Math.max(...drain.map((r) => r.peakRssMb)),
+      baselineName: drainName,
+      unit: "MB",
+      target: { op: "<=", value: RSS_TARGET_MB, of: "figure" }
+    })
     failed ||= !ratioOk || !cpuOk || !rssOk
 
     // 3. from the deadline to TOOL_TIMEOUT, in a bundled child too
@@ -426,6 +464,15 @@ const main = async () => {
     console.log(
       `deadline -> TOOL_TIMEOUT (SIGTERM-respecting tree of 3): median ${fmt(stopMedian)} ms (all: ${stops.map((ms) => fmt(ms)).join(", ")}) vs baseline bare kill(-pgid)+exit median ${fmt(median(bare), 1)} ms — target <= ${STOP_TARGET_MS} ms ${stopOk ? "OK" : "MISSED"}`
     )
+    reportFigure({
+      issue: 9,
+      measure: "deadline to TOOL_TIMEOUT, SIGTERM-respecting tree of 3 (median)",
+      figure: stopMedian,
+      baseline: median(bare),
+      baselineName: "bare kill(-pgid) + exit",
+      unit: "ms",
+      target: { op: "<=", value: STOP_TARGET_MS, of: "figure" }
+    })
     failed ||= !stopOk
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })

@@ -20,6 +20,7 @@ import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Grep, LineIndex, Workspace } from "@toolcap/tools"
 import { loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
+import { reportFigure } from "../../../bench/report/src/index.js"
 
 const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 5)
 const PATTERN = "a"
@@ -147,6 +148,26 @@ const main = async () => {
       console.log(
         `${file} ${mode}: ${median(ours.map((r) => r.ms)).toFixed(0)} ms, ${mb(median(ours.map((r) => r.peak)))} vs rg ${flags.join(" ")} ${median(base.map((r) => r.ms)).toFixed(0)} ms, ${mb(median(base.map((r) => r.peak)))} — time ${timeRatio.toFixed(2)}, memory ${sampled ? memoryRatio.toFixed(2) : "not sampled (the runs end within a poll)"} (targets <= 2) ${ok ? "OK" : "MISSED"}`
       )
+      const baselineName = `rg ${flags.join(" ")}`
+      reportFigure({
+        issue: 10,
+        measure: `Grep ${mode} on ${file}: time`,
+        figure: median(ours.map((r) => r.ms)),
+        baseline: median(base.map((r) => r.ms)),
+        baselineName,
+        unit: "ms",
+        target: { op: "<=", value: 2 }
+      })
+      if (sampled)
+        reportFigure({
+          issue: 10,
+          measure: `Grep ${mode} on ${file}: peak memory`,
+          figure: median(ours.map((r) => r.peak)) / 1024 / 1024,
+          baseline: basePeak / 1024 / 1024,
+          baselineName,
+          unit: "MB",
+          target: { op: "<=", value: 2 }
+        })
     }
   }
   await host.dispose()

@@ -22,6 +22,7 @@ import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { LineIndex, Read, Workspace } from "@toolcap/tools"
 import { median, tempDirRemovedOnExit } from "./benchFixtures.js"
+import { reportFigure } from "../../../bench/report/src/index.js"
 
 const GiB = 1024 * 1024 * 1024
 const OFFSET = 18_000_000
@@ -139,6 +140,15 @@ const main = async () => {
   console.log(
     `read the last ${WINDOW} lines of 1 GiB (offset -${WINDOW}, cold index): ${fmt(median(fromEnd))} vs baseline tail -n ${WINDOW} ${fmt(median(tailBaseline))} — ratio ${tailRatio.toFixed(2)} (target <= 2) ${tailOk ? "OK" : "MISSED"}`
   )
+  reportFigure({
+    issue: 10,
+    measure: `Read of the last ${WINDOW} lines of a 1 GiB file (cold index)`,
+    figure: median(fromEnd),
+    baseline: median(tailBaseline),
+    baselineName: `tail -n ${WINDOW}`,
+    unit: "ms",
+    target: { op: "<=", value: 2 }
+  })
   if (!tailOk) process.exitCode = 1
 
   const coldMs = median(cold)
@@ -156,6 +166,24 @@ const main = async () => {
   console.log(
     `memory: rss grew by at most ${(rssGrowth / 1024 / 1024).toFixed(1)} MiB during a cold read of the 1 GiB file`
   )
+  reportFigure({
+    issue: 10,
+    measure: `Read window at line ${OFFSET} of a 1 GiB file (cold index)`,
+    figure: coldMs,
+    baseline: baselineMs,
+    baselineName: "tail | head",
+    unit: "ms",
+    target: { op: "<=", value: RATIO_TARGET }
+  })
+  reportFigure({
+    issue: 10,
+    measure: "Read of the next page through the line index",
+    figure: median(next),
+    baseline: coldMs,
+    baselineName: "the first (cold) page",
+    unit: "ms",
+    target: { op: "<", value: NEXT_PAGE_SHARE_TARGET }
+  })
   if (!ratioOk || !shareOk) process.exitCode = 1
   await runtime.dispose()
 }

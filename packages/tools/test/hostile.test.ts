@@ -2,7 +2,9 @@
 // FIFO, a socket, NUL bytes, loops, links out of the workspace (`rootlink/…`, `up/**`, dangling),
 // brace tricks (`{..,.}/**`): no answer holds an outside byte or an outside name, and an outside
 // path is denied the same way whether or not its target exists. A link planted at the scratch
-// directory widens nothing.
+// directory widens nothing. TOOLCAP_LONG_TESTS=1 runs the table again through pairs of path
+// rewrites (`./`, `//`, `src/../`, a trailing `/`, ...): over 5,000 calls. Counts are printed (and
+// written where TOOLCAP_RELIABILITY_OUT points, for `pnpm bench`).
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,6 +14,7 @@ import { Glob, Grep, Read, type Roots } from "@toolcap/tools"
 import * as Walk from "../src/internal/searchWalk.js"
 import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
 import type { Env } from "./readFixtures.js"
+import { isLong, reportReliability } from "../../../bench/report/src/index.js"
 
 type Call = readonly ["Read" | "Glob" | "Grep", Record<string, unknown>]
 
@@ -27,105 +30,142 @@ const outcomeOf = (either: Either.Either<unknown, { readonly code?: string; read
     ? { ok: true, result: either.right }
     : { ok: false, code: either.left.code, message: either.left.message, error: { ...either.left } }
 
-describe("hostile input table", () => {
-  it.scopedLive("no call escapes the roots: 0 outside bytes or names", () =>
-    Effect.gen(function* () {
-      const env = yield* hostileEnv
-      const outside = env.outside
-      const parentName = path.basename(path.dirname(env.workspace))
-      const calls: Array<Call> = []
-      const readPaths = [
-        "..",
-        `../${path.basename(outside)}/secret.txt`,
-        path.join(outside, "secret.txt"),
-        "/etc/passwd",
-        "/etc/hostname",
-        "/proc/self/environ",
-        "/proc/self/cwd/package.json",
-        "/proc/self/root/etc/passwd",
-        "/dev/zero",
-        "/dev/stdin",
-        "fifo",
-        "sock",
-        "inside.txt\0.png",
-        "loop",
-        "loop-a",
-        "rootlink/etc/passwd",
-        "rootlink/etc/hostname",
-        "up/" + parentName,
-        `up/${path.basename(outside)}/secret.txt`,
-        "outlink/secret.txt",
-        "outlink/deep/secret2.txt",
-        "filelink",
-        "dangling",
-        "inside.txt/../../" + path.basename(outside) + "/secret.txt",
-        "a/".repeat(300_000)
-      ]
-      for (const p of readPaths) calls.push(["Read", { path: p }])
-      for (const pattern of [
-        "rootlink/etc/*shadow*",
-        "rootlink/root/.*",
-        "rootlink/etc/*",
-        "up/**",
-        "up/*/secret.txt",
-        "{..,.}/**",
-        "{..,.}/*/secret.txt",
-        "{../*,*}",
-        "../**",
-        "outlink/**",
-        "filelink",
-        "**/secret*",
-        "loop/**",
-        "/etc/*",
-        `${outside}/**`,
-        "/proc/self/cwd/*",
-        "{a,b}".repeat(20),
-        "*".repeat(10_000)
-      ])
-        calls.push(["Glob", { pattern }])
-      for (const dir of [
-        "outlink",
-        "up",
-        "rootlink",
-        "rootlink/etc",
-        "/proc/self/cwd",
-        "/dev",
-        outside,
-        "dangling"
-      ])
-        calls.push(["Glob", { pattern: "**", path: dir }])
-      for (const dir of [
-        ".",
-        "outlink",
-        "outlink/secret.txt",
-        "filelink",
-        "up",
-        "rootlink/etc",
-        outside,
-        "/proc/self/root/etc",
-        "dangling",
-        "fifo",
-        "loop"
-      ]) {
-        calls.push(["Grep", { pattern: "SECRET", path: dir }])
-        calls.push(["Grep", { pattern: "SECRET", path: dir, outputMode: "filesWithMatches" }])
-      }
-      for (const glob of ["{..,.}/**", "../*", "up/**", "rootlink/etc/*"])
-        calls.push(["Grep", { pattern: "SECRET", glob, outputMode: "count" }])
+/** Rewrites of a path or pattern that name the same place (or a broken one) another way. */
+const REWRITES: ReadonlyArray<(p: string) => string> = [
+  (p) => p,
+  (p) => `./${p}`,
+  (p) => `${p}/`,
+  (p) => p.replace(/\//g, "//"),
+  (p) => `src/../${p}`,
+  (p) => `${p}/.`,
+  (p) => `././${p}`,
+  (p) => (p.startsWith("/") ? `/.${p}` : `./src/./../${p}`),
+  (p) => `${p}/../${p.split("/").pop() ?? p}`
+]
 
-      let escaped = 0
-      const roots = [fs.realpathSync(env.workspace), fs.realpathSync(env.external)]
-      for (const call of calls) {
-        const outcome = outcomeOf(yield* Effect.either(run(call).pipe(Effect.provide(env.context))))
-        const found = escapes(env.workspace, roots, outcome.ok ? outcome.result : outcome)
-        escaped += found.length
-        assert.deepStrictEqual(found, [], `${call[0]} ${JSON.stringify(call[1]).slice(0, 200)}`)
-        assert.isAtMost(Buffer.byteLength(JSON.stringify(outcome)), 64 * 1024)
-        if (!outcome.ok) assert.isAtMost(Buffer.byteLength(outcome.message ?? ""), 2048)
-      }
-      console.log(`hostile table: ${calls.length} calls, ${escaped} escapes`)
-      assert.strictEqual(escaped, 0)
+/** The long mode's variants of a call: every pair of rewrites applied to its path-like fields. */
+const variants = ([tool, input]: Call): Array<Call> =>
+  REWRITES.flatMap((outer, i) =>
+    REWRITES.flatMap((inner, j): Array<Call> => {
+      if (i === 0 && j === 0) return []
+      const rewritten: Record<string, unknown> = { ...input }
+      for (const field of ["path", "glob"] as const)
+        if (typeof input[field] === "string") rewritten[field] = outer(inner(input[field] as string))
+      if (tool === "Glob" && typeof input["pattern"] === "string")
+        rewritten["pattern"] = outer(inner(input["pattern"] as string))
+      return [[tool, rewritten]]
     })
+  )
+
+describe("hostile input table", () => {
+  it.scopedLive(
+    "no call escapes the roots: 0 outside bytes or names",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* hostileEnv
+        const outside = env.outside
+        const parentName = path.basename(path.dirname(env.workspace))
+        const calls: Array<Call> = []
+        const readPaths = [
+          "..",
+          `../${path.basename(outside)}/secret.txt`,
+          path.join(outside, "secret.txt"),
+          "/etc/passwd",
+          "/etc/hostname",
+          "/proc/self/environ",
+          "/proc/self/cwd/package.json",
+          "/proc/self/root/etc/passwd",
+          "/dev/zero",
+          "/dev/stdin",
+          "fifo",
+          "sock",
+          "inside.txt\0.png",
+          "loop",
+          "loop-a",
+          "rootlink/etc/passwd",
+          "rootlink/etc/hostname",
+          "up/" + parentName,
+          `up/${path.basename(outside)}/secret.txt`,
+          "outlink/secret.txt",
+          "outlink/deep/secret2.txt",
+          "filelink",
+          "dangling",
+          "inside.txt/../../" + path.basename(outside) + "/secret.txt",
+          "a/".repeat(300_000)
+        ]
+        for (const p of readPaths) calls.push(["Read", { path: p }])
+        for (const pattern of [
+          "rootlink/etc/*shadow*",
+          "rootlink/root/.*",
+          "rootlink/etc/*",
+          "up/**",
+          "up/*/secret.txt",
+          "{..,.}/**",
+          "{..,.}/*/secret.txt",
+          "{../*,*}",
+          "../**",
+          "outlink/**",
+          "filelink",
+          "**/secret*",
+          "loop/**",
+          "/etc/*",
+          `${outside}/**`,
+          "/proc/self/cwd/*",
+          "{a,b}".repeat(20),
+          "*".repeat(10_000)
+        ])
+          calls.push(["Glob", { pattern }])
+        for (const dir of [
+          "outlink",
+          "up",
+          "rootlink",
+          "rootlink/etc",
+          "/proc/self/cwd",
+          "/dev",
+          outside,
+          "dangling"
+        ])
+          calls.push(["Glob", { pattern: "**", path: dir }])
+        for (const dir of [
+          ".",
+          "outlink",
+          "outlink/secret.txt",
+          "filelink",
+          "up",
+          "rootlink/etc",
+          outside,
+          "/proc/self/root/etc",
+          "dangling",
+          "fifo",
+          "loop"
+        ]) {
+          calls.push(["Grep", { pattern: "SECRET", path: dir }])
+          calls.push(["Grep", { pattern: "SECRET", path: dir, outputMode: "filesWithMatches" }])
+        }
+        for (const glob of ["{..,.}/**", "../*", "up/**", "rootlink/etc/*"])
+          calls.push(["Grep", { pattern: "SECRET", glob, outputMode: "count" }])
+
+        let escaped = 0
+        const roots = [fs.realpathSync(env.workspace), fs.realpathSync(env.external)]
+        const table = calls.length
+        if (isLong()) calls.push(...calls.flatMap(variants))
+        for (const call of calls) {
+          const outcome = outcomeOf(yield* Effect.either(run(call).pipe(Effect.provide(env.context))))
+          const found = escapes(env.workspace, roots, outcome.ok ? outcome.result : outcome)
+          escaped += found.length
+          assert.deepStrictEqual(found, [], `${call[0]} ${JSON.stringify(call[1]).slice(0, 200)}`)
+          assert.isAtMost(Buffer.byteLength(JSON.stringify(outcome)), 64 * 1024)
+          if (!outcome.ok) assert.isAtMost(Buffer.byteLength(outcome.message ?? ""), 2048)
+        }
+        console.log(`hostile table: ${calls.length} calls, ${escaped} escapes`)
+        reportReliability(
+          "hostile path and pattern table",
+          { inputs: calls.length, escapes: escaped, crashes: 0, "unbounded results": 0 },
+          `Read, Glob and Grep with ${table} hostile paths and patterns${isLong() ? `, and each through ${REWRITES.length ** 2 - 1} pairs of path rewrites` : ""}; every answer within 64 KB, every error message within 2 KB (a defect or a bigger answer fails the test before this line)`
+        )
+        assert.strictEqual(escaped, 0)
+      }),
+    { timeout: isLong() ? 1_200_000 : 30_000 }
   )
 
   it.scopedLive("an outside path is denied whether or not its target exists", () =>

@@ -1,7 +1,8 @@
 // Roots hold against a racing adversary: a second process flips a symlink (or swaps a file for a
 // symlink) between an inside and an outside target as fast as it can while Read, Grep and Glob
 // run. No answer may hold an outside byte (the marker) or an outside name. 5 s per tool here;
-// TOOLCAP_LONG_TESTS=1 runs 60 s per tool. Counts are printed.
+// TOOLCAP_LONG_TESTS=1 runs 60 s per tool and at least 5,000 calls per tool. Counts are printed
+// (and written where TOOLCAP_RELIABILITY_OUT points, for `pnpm bench`).
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -10,8 +11,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Confinement, Glob, Grep, Read } from "@toolcap/tools"
 import { searchEnv, writeTree } from "./readFixtures.js"
+import { isLong, reportReliability } from "../../../bench/report/src/index.js"
 
-const SECONDS_PER_TOOL = process.env["TOOLCAP_LONG_TESTS"] === "1" ? 60 : 5
+const SECONDS_PER_TOOL = isLong() ? 60 : 5
+/** The long mode's floor of calls per tool (shared by its scenarios), whatever the time. */
+const MIN_CALLS_PER_TOOL = isLong() ? 5_000 : 0
 const SECRET = "RACE-OUTSIDE-SECRET-81d2"
 /** Outside files carry this in their names: listed by Glob or Grep, it is an outside name. */
 const OUTSIDE_NAME = "outside-only"
@@ -102,10 +106,12 @@ const leaks = (answer: unknown): boolean => {
 }
 
 /** Runs each scenario for its share of the tool's time; answers [calls, escapes] per scenario. */
-const race = (scenarios: ReadonlyArray<Scenario>) =>
+const race = (tool: string, scenarios: ReadonlyArray<Scenario>) =>
   Effect.gen(function* () {
     const counts: Array<string> = []
     let escapes = 0
+    let inputs = 0
+    let crashes = 0
     for (const scenario of scenarios) {
       yield* Effect.scoped(
         Effect.gen(function* () {
@@ -114,23 +120,37 @@ const race = (scenarios: ReadonlyArray<Scenario>) =>
           let calls = 0
           let found = 0
           let denied = 0
-          while (performance.now() < until) {
-            const answer = yield* Effect.either(scenario.call())
+          const minCalls = Math.ceil(MIN_CALLS_PER_TOOL / scenarios.length)
+          while (performance.now() < until || calls < minCalls) {
+            const answer = yield* Effect.either(scenario.call()).pipe(
+              Effect.catchAllDefect(() =>
+                Effect.sync(() => {
+                  crashes++
+                  return Either.left({ code: "a defect" })
+                })
+              )
+            )
             calls++
             if (Either.isLeft(answer) && answer.left.code === "TOOL_PATH_DENIED") denied++
             if (leaks(answer)) found++
           }
           escapes += found
+          inputs += calls
           counts.push(`${scenario.name}: ${calls} calls, ${denied} denied, ${found} escapes`)
         })
       )
     }
     console.log(`swap race (${Confinement.support().kind}):\n  ${counts.join("\n  ")}`)
-    return escapes
+    reportReliability(
+      `hostile symlink-swap race ${tool}`,
+      { inputs, escapes, crashes },
+      `${tool} under a racing symlink swap, confinement ${Confinement.support().kind}: ${counts.join("; ")}`
+    )
+    return escapes + crashes
   })
 
 describe("swap race", () => {
-  const timeout = { timeout: (SECONDS_PER_TOOL + 30) * 1000 }
+  const timeout = { timeout: (isLong() ? 1_200 : SECONDS_PER_TOOL + 30) * 1000 }
 
   it.scopedLive(
     "Read: 0 outside bytes",
@@ -138,7 +158,7 @@ describe("swap race", () => {
       Effect.gen(function* () {
         const env = yield* raceEnv
         const run = (p: string) => Read.read({ path: p }).pipe(Effect.provide(env.context))
-        const escapes = yield* race([
+        const escapes = yield* race("Read", [
           {
             name: "Read swapped file",
             flip: flips(env).swappedFile,
@@ -162,7 +182,7 @@ describe("swap race", () => {
         const env = yield* raceEnv
         const run = (p: string, outputMode = "content") =>
           Grep.grep({ pattern: "needle", path: p, outputMode }).pipe(Effect.provide(env.context))
-        const escapes = yield* race([
+        const escapes = yield* race("Grep", [
           {
             name: "Grep swapped folder",
             flip: flips(env).swappedFolder,
@@ -195,7 +215,7 @@ describe("swap race", () => {
       Effect.gen(function* () {
         const env = yield* raceEnv
         const run = (input: Record<string, unknown>) => Glob.glob(input).pipe(Effect.provide(env.context))
-        const escapes = yield* race([
+        const escapes = yield* race("Glob", [
           {
             name: "Glob pattern through swapped folder",
             flip: flips(env).swappedFolder,

@@ -78,8 +78,23 @@ export const run = (
   Effect.flatMap(FiberRef.get(Confinement.readBeneath), (directories) => {
     // confined by the kernel to reading beneath the roots, where it can be (Confinement)
     const launch = Confinement.command(rg, args, directories)
-    return spawnRun(rg, launch.file, launch.args, options)
+    return Effect.flatMap(spawnRun(rg, launch.file, launch.args, options), (exit) =>
+      // ripgrep itself exits 0, 1 or 2; 125 to 127 are the confinement launcher's (it could not set
+      // up, found no file to exec, could not exec it): ripgrep never ran, which must not read as
+      // "no match"
+      LAUNCH_FAILED.has(exit.code ?? 0)
+        ? Effect.fail(
+            new ToolError.ToolSpawnFailed({
+              command: rg,
+              reason: `ripgrep could not be started (exit ${exit.code}${exit.stderr.trim() === "" ? "" : `: ${describeError(exit.stderr)}`}); reinstall @vscode/ripgrep with its optional platform dependency`
+            })
+          )
+        : Effect.succeed(exit)
+    )
   })
+
+/** native/confine.c's statuses: 125 not confined (a rule or the ruleset failed), 126 not executable, 127 not found. */
+const LAUNCH_FAILED: ReadonlySet<number> = new Set([125, 126, 127])
 
 const spawnRun = (
   rg: string,
