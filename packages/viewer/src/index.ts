@@ -1,0 +1,4 @@
+/**
+ * @since 0.1.0
+ */
+export * as Viewer from "./Viewer.js"
