@@ -12,10 +12,26 @@ const checkpointMarker = "[checkpoint truncated: this message crossed the retain
 const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 100))
 
 const cutText = (text: string, cut: CutFigures) => {
+  // the checkpoint puts the marker on a line of its own: `head\n<marker>\ntail`
   const at = text.indexOf(checkpointMarker)
-  const head = at < 0 ? text.slice(0, cut.headLength) : text.slice(0, at)
-  const tail = at < 0 ? text.slice(text.length - cut.tailLength) : text.slice(at + checkpointMarker.length)
+  const head = at < 0 ? text.slice(0, cut.headLength) : text.slice(0, at).replace(/\n$/, "")
+  const tail =
+    at < 0
+      ? text.slice(text.length - cut.tailLength)
+      : text.slice(at + checkpointMarker.length).replace(/^\n/, "")
   const kept = cut.headTokens + cut.tailTokens
+  const marker = h("mark", { class: "checkpoint-marker" }, checkpointMarker)
+  const shown = h(
+    "pre",
+    { class: "message-text", tabindex: "0" },
+    h("span", { class: "cut-head", title: "head (kept from the start)" }, head),
+    "\n",
+    marker,
+    "\n",
+    h("span", { class: "cut-tail", title: "tail (kept from the end)" }, tail)
+  )
+  // show the cut itself first: the marker with the end of the head above it
+  requestAnimationFrame(() => (shown.scrollTop = marker.offsetTop - shown.offsetTop - shown.clientHeight / 2))
   return h(
     "div",
     { class: "cut" },
@@ -30,13 +46,7 @@ const cutText = (text: string, cut: CutFigures) => {
       ),
       ` (${formatCount(cut.headTokens)} + ${formatCount(cut.tailTokens)} tokens, marker ${formatCount(cut.markerTokens)}; ${formatCount(cut.headLength)} + ${formatCount(cut.tailLength)} characters kept)`
     ),
-    h(
-      "pre",
-      { class: "message-text", tabindex: "0" },
-      h("span", { class: "cut-head", title: "head (kept from the start)" }, head),
-      h("mark", { class: "checkpoint-marker" }, checkpointMarker),
-      h("span", { class: "cut-tail", title: "tail (kept from the end)" }, tail)
-    )
+    shown
   )
 }
 

@@ -94,6 +94,8 @@ const excerpt = (
     last = match.index + match[0].length
   }
   pre.append(text.slice(last))
+  // a head cut's marker is at the end: show it without scrolling
+  if (stream === "stdout") requestAnimationFrame(() => (pre.scrollTop = pre.scrollHeight))
   return pre
 }
 
