@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
@@ -102,13 +103,28 @@ export const start = async (options: ViewerOptions): Promise<ViewerHandle> => {
 }
 
 /**
+ * The viewer could not start: its workspace or data dir is not a readable directory, or the port
+ * is taken.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ViewerStartFailed extends Data.TaggedError("ViewerStartFailed")<{ readonly message: string }> {}
+
+/**
  * The viewer for the current scope: started now, closed with the scope.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: ViewerOptions): Effect.Effect<ViewerHandle, never, Scope.Scope> =>
+export const make = (options: ViewerOptions): Effect.Effect<ViewerHandle, ViewerStartFailed, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.promise(() => start(options)),
+    Effect.tryPromise({
+      try: () => start(options),
+      catch: (cause) =>
+        new ViewerStartFailed({
+          message: `the viewer could not start: ${cause instanceof Error ? cause.message : String(cause)}`
+        })
+    }),
     (viewer) => Effect.promise(() => viewer.close())
   )
