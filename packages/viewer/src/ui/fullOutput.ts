@@ -17,8 +17,8 @@ const SPACER_MAX_PIXELS = 8_000_000
 /** Lines kept in the page's cache before it is emptied (a few screens either way). */
 const CACHE_MAX_LINES = 20_000
 
-/** Spill files listed per session before the list says how many more there are. */
-const SPILLS_LISTED = 200
+/** Spill files listed per session before the list says how many more there are (buttons are cheap; a session holds few). */
+const SPILLS_LISTED = 1000
 
 export interface FullOutput {
   readonly open: (path: string, line?: number) => void
