@@ -33,6 +33,8 @@ interface CallView {
 }
 
 export interface LiveOptions {
+  /** Whether a host feeds this viewer (`toolcap ui` alone has none). */
+  readonly live: Promise<boolean>
   /** Opens the full output view on a file (a marker's spill file, a Read result's file). */
   readonly openFile: (path: string, line?: number) => void
 }
@@ -147,6 +149,12 @@ export const mount = (root: HTMLElement, options: LiveOptions) => {
   )
   const connection = h("p", { class: "connection", role: "status" }, "connecting…")
   root.append(connection, empty, list)
+  void options.live.then((live) => {
+    if (!live) {
+      empty.textContent =
+        "No host feeds this viewer, so no live calls appear here: run the host with the viewer's observer (toolcap mcp --ui, or the observer option of the Promise and Effect hosts). Spill files, workspace files and checkpoints are in the other views."
+    }
+  })
   const calls = new Map<string, CallView>()
 
   const started = (event: { callId: string; tool: string; input: unknown; at: number }) => {

@@ -51,6 +51,7 @@ const info = () => (infoRequest ??= json<Info>("/api/info").then((response) => r
 
 const fullOutput = FullOutput.mount(panels.output, info)
 Live.mount(panels.live, {
+  live: info().then((data) => data.live),
   openFile: (path, line) => {
     select("output")
     fullOutput.open(path, line)
