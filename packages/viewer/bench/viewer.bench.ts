@@ -11,15 +11,14 @@
 // Rounds are interleaved (baseline, subject, ...) and medians compared; the machine is shared.
 // Every figure is also one `BENCH {json}` line. Temp files are removed at exit. Exits 1 when a
 // target is missed.
-import * as Arr from "effect/Array"
-import * as Order from "effect/Order"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { Viewer } from "@toolcap/viewer"
 import { launch } from "../test/browser.js"
+// the shared bench helpers live beside the tools' benches
+import { loadAverage, median, runMain, tempDirRemovedOnExit } from "../../tools/bench/benchFixtures.js"
 
 const GiB = 1024 * 1024 * 1024
 const DEEP_LINE = 15_000_000
@@ -27,19 +26,10 @@ const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 5)
 const TARGET_MS = 1000
 const SPILL_FILES = 500
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-viewer-bench-"))
-const cleanup = () => fs.rmSync(root, { recursive: true, force: true })
-process.once("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    cleanup()
-    process.exit(130)
-  })
-}
+const root = tempDirRemovedOnExit("toolcap-viewer-bench-")
 
-const median = (values: ReadonlyArray<number>): number =>
-  Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
-const load = () => fs.readFileSync("/proc/loadavg", "utf8").trim().split(" ").slice(0, 3).join(" ")
+/** "1.2 0.9 0.7": the load averages, printed beside every figure. */
+const load = () => loadAverage().replace("load average: ", "").split(" ").slice(0, 3).join(" ")
 
 /** A data dir + workspace; `spills` spill files of ~4 KiB in one session. */
 const makeDirs = (name: string, spills: number) => {
@@ -57,25 +47,20 @@ const makeDirs = (name: string, spills: number) => {
   return { workspace, dataDir: path.join(dir, "data") }
 }
 
-/** Writes `bytes` of numbered lines of 20 to 100 bytes. */
+/** Lines of 20 to 100 bytes (a log's spread), in blocks of 1 MiB repeated up to `bytes`. */
 const generate = (file: string, bytes: number) => {
+  const lines: Array<string> = []
+  let blockBytes = 0
+  for (let index = 0; blockBytes < 1024 * 1024; index++) {
+    const line = `${"log entry ".repeat(10).slice(0, 19 + ((index * 7919) % 81))}\n`
+    lines.push(line)
+    blockBytes += line.length
+  }
+  const block = Buffer.from(lines.join(""), "latin1")
   const fd = fs.openSync(file, "w")
-  const chunk = Buffer.allocUnsafe(8 * 1024 * 1024)
-  const filler = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(3)
-  let used = 0
-  let written = 0
-  const flush = () => {
-    const take = Math.min(used, bytes - written)
-    fs.writeSync(fd, chunk, 0, take)
-    written += take
-    used = 0
+  for (let written = 0; written < bytes; written += block.length) {
+    fs.writeSync(fd, block, 0, Math.min(block.length, bytes - written))
   }
-  for (let line = 1; written + used < bytes; line++) {
-    const text = `${line} ${filler.slice(0, 10 + ((line * 7919) % 80))}\n`
-    if (used + text.length > chunk.length) flush()
-    used += chunk.write(text, used, "latin1")
-  }
-  flush()
   fs.closeSync(fd)
 }
 
@@ -204,12 +189,4 @@ const main = async (): Promise<number> => {
   return missed
 }
 
-main().then(
-  (missed) => {
-    if (missed > 0) process.exitCode = 1
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exitCode = 1
-  }
-)
+runMain(main)
