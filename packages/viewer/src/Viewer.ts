@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -60,6 +61,14 @@ export interface ViewerHandle {
   /** Stops the server and closes the page's event streams. */
   readonly close: () => Promise<void>
 }
+
+/**
+ * The running viewer, as a service (provided by `ViewerHost.layer`).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Viewer extends Context.Tag("@toolcap/viewer/Viewer")<Viewer, ViewerHandle>() {}
 
 /**
  * The built front end of this package (`dist/ui`, made by the package's build).
