@@ -20,6 +20,8 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { CallObserver } from "@toolcap/adapters"
 import { Feed } from "./internal/feed.js"
@@ -71,12 +73,18 @@ export interface ViewerHandle {
 export class Viewer extends Context.Tag("@toolcap/viewer/Viewer")<Viewer, ViewerHandle>() {}
 
 /**
- * The built front end of this package (`dist/ui`, made by the package's build).
+ * The built front end: `dist/ui` of this package (from `src/` or `dist/`), or `ui/` beside a
+ * bundle that inlined this package (its chunk directory's parent, or its own directory).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const defaultAssetsDir: string = fileURLToPath(new URL("../dist/ui", import.meta.url))
+export const defaultAssetsDir: string = ((): string => {
+  const candidates = ["../dist/ui", "../ui", "./ui"].map((relative) =>
+    fileURLToPath(new URL(relative, import.meta.url))
+  )
+  return candidates.find((dir) => fs.existsSync(path.join(dir, "app.js"))) ?? candidates[0]!
+})()
 
 /**
  * Starts the viewer.
