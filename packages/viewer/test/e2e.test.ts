@@ -146,7 +146,16 @@ describe("viewer in Chromium", () => {
     const cut = checkpoint.cut!
     assert.strictEqual(cut.messageId, "u1")
 
-    await page.locator("#tab-checkpoints").click()
+    // the tabs are keyboard-driven: arrows move between views
+    await page.locator("#tab-live").focus()
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowRight")
+    assert.strictEqual(await page.locator("#tab-checkpoints").getAttribute("aria-selected"), "true")
+    assert.isTrue(
+      await page.locator("#tab-checkpoints").evaluate((tab) => tab === tab.ownerDocument.activeElement)
+    )
+    assert.isTrue(await page.locator("#view-checkpoints").isVisible())
+    assert.isFalse(await page.locator("#view-live").isVisible())
     await page.locator("#session").fill("e2e-checkpoint")
     await page.keyboard.press("Enter")
     const entry = page.locator('.entry.crossing[data-message-id="u1"]')
