@@ -11,7 +11,8 @@ export default defineConfig({
       "@toolcap/spill": src("spill"),
       "@toolcap/tools": src("tools"),
       "@toolcap/checkpoint": src("checkpoint"),
-      "@toolcap/adapters": src("adapters")
+      "@toolcap/adapters": src("adapters"),
+      "@toolcap/viewer": src("viewer")
     }
   },
   test: {

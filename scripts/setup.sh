@@ -12,5 +12,13 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$P
   npm i -g "pnpm@$PNPM_VERSION" >&2
 fi
 
+# The viewer's end-to-end tests drive Debian's Chromium (playwright-core with executablePath).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo -n); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get install -y chromium >&2 ||
+    { "${as_root[@]}" apt-get update >&2 && "${as_root[@]}" apt-get install -y chromium >&2; }
+fi
+
 pnpm install --frozen-lockfile >&2
 pnpm run build >&2

@@ -25,6 +25,7 @@ import { Mcp, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
+import { Viewer } from "@toolcap/viewer"
 import * as Demo from "./Demo.js"
 import * as Call from "./internal/call.js"
 import { resolveDataDir } from "./internal/dataDir.js"
@@ -68,6 +69,23 @@ const staleAfterOption = Options.integer("stale-after").pipe(
   Options.withDefault(defaultStaleAfterSeconds)
 )
 
+const uiOption = Options.boolean("ui").pipe(
+  Options.withDescription(
+    "Also serve the live viewer on 127.0.0.1; its URL (with its token) is printed on stderr."
+  )
+)
+
+/** Starts the viewer of a data dir for the command's scope and prints its URL on stderr (stdout may be a protocol). */
+const serveViewer = (config: {
+  readonly workspace: string
+  readonly dataDir: string
+  readonly approvedExternalRoots: ReadonlyArray<string>
+  readonly live: boolean
+}) =>
+  Effect.tap(Viewer.make(config).pipe(Effect.mapError(usage)), (viewer) =>
+    Effect.sync(() => process.stderr.write(`toolcap viewer: ${viewer.url}\n`))
+  )
+
 const call = Command.make(
   "call",
   {
@@ -102,7 +120,8 @@ const mcp = Command.make(
       Options.optional
     ),
     approve: approveOption,
-    staleAfter: staleAfterOption
+    staleAfter: staleAfterOption,
+    ui: uiOption
   },
   (args) =>
     Effect.gen(function* () {
@@ -113,10 +132,12 @@ const mcp = Command.make(
         ...args,
         session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
       })
+      const viewer = args.ui ? yield* serveViewer({ ...config, live: true }) : undefined
       yield* Mcp.serve({ name: "toolcap", version: "0.1.0" }).pipe(
         Effect.provide(
           ToolHost.layer({
             ...config,
+            observer: viewer?.observer,
             endSessionOnClose: true,
             sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
           }).pipe(Layer.provide(Layer.succeed(Budgets.Budgets, budgets)), Layer.mapError(usage))
@@ -260,6 +281,22 @@ const sweep = Command.make(
     }).pipe(Effect.provide(NodeFileSystem.layer))
 ).pipe(Command.withDescription("Remove stale session directories whose owner process is gone."))
 
+const ui = Command.make(
+  "ui",
+  { workspace: workspaceOption, dataDir: dataDirOption, approve: approveOption },
+  (args) =>
+    Effect.gen(function* () {
+      const config = yield* hostConfig({ ...args, session: "default" })
+      yield* serveViewer({ ...config, live: false })
+      // serves until the process is stopped (Ctrl-C); the scope then closes the server
+      return yield* Effect.never
+    }).pipe(Effect.scoped)
+).pipe(
+  Command.withDescription(
+    "Serve the viewer of a data dir (spill files, workspace files, checkpoints) on 127.0.0.1; the URL is printed on stderr. Live calls: toolcap mcp --ui."
+  )
+)
+
 const demo = Command.make(
   "demo",
   {
@@ -276,7 +313,7 @@ const demo = Command.make(
 
 const toolcap = Command.make("toolcap").pipe(
   Command.withDescription("Bounded Read, Glob, Grep and Bash for AI agents."),
-  Command.withSubcommands([call, mcp, checkpoint, session, sweep, demo])
+  Command.withSubcommands([call, mcp, checkpoint, session, sweep, ui, demo])
 )
 
 const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })

@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import type { CheckpointStore } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import type { Bash } from "@toolcap/tools"
+import type * as CallObserver from "./CallObserver.js"
 import * as Outcome from "./Outcome.js"
 import type * as ToolDefs from "./ToolDefs.js"
 import * as ToolHost from "./ToolHost.js"
@@ -42,6 +43,8 @@ export interface ToolHostOptions {
   readonly checkpointFile?: string | undefined
   /** Sweep stale scratch directories of dead sessions at startup (see `ToolHost.ToolHostConfig`). */
   readonly sweepStaleAfterMs?: number | undefined
+  /** Sees every call as it happens (e.g. the live viewer's `observer`). */
+  readonly observer?: CallObserver.CallObserver | undefined
 }
 
 /**
@@ -155,6 +158,7 @@ export const layer = (
     approvedExternalRoots: options.approvedExternalRoots,
     checkpointFile: options.checkpointFile,
     sweepStaleAfterMs: options.sweepStaleAfterMs,
+    observer: options.observer,
     endSessionOnClose: true
   }).pipe(
     Layer.provide(Budgets.layerWith(options.budgets ?? {})),

@@ -23,6 +23,7 @@ import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcrip
 import { Abort, Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, FileIndex, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
+import * as CallObserver from "./CallObserver.js"
 import * as ToolDefs from "./ToolDefs.js"
 
 /**
@@ -160,6 +161,8 @@ export interface ToolHostConfig {
    * process is gone and that did not change for this long. Unset: no sweep.
    */
   readonly sweepStaleAfterMs?: number | undefined
+  /** Sees every call: its input, Bash's chunks, its outcome (a live viewer, a log). */
+  readonly observer?: CallObserver.CallObserver | undefined
 }
 
 /**
@@ -280,6 +283,12 @@ export const make = (
       }
     }
 
+    const observer = config.observer
+    const observed = (name: ToolDefs.ToolName, input: unknown, options: CallOptions) =>
+      observer === undefined
+        ? dispatch(name, input, options)
+        : CallObserver.observe(observer, name, input, options, (opts) => dispatch(name, input, opts))
+
     const call = (
       name: string,
       input: unknown,
@@ -298,7 +307,7 @@ export const make = (
       // The fork happens in an uninterruptible region (so the fiber is always tracked); the call
       // itself must stay interruptible, or it could never be stopped.
       return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(FiberSet.run(running, Effect.interruptible(dispatch(name, input, options))), (fiber) =>
+        Effect.flatMap(FiberSet.run(running, Effect.interruptible(observed(name, input, options))), (fiber) =>
           Effect.onInterrupt(restore(Fiber.join(fiber)), () => Fiber.interrupt(fiber))
         )
       )

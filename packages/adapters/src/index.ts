@@ -5,6 +5,10 @@ export * as AiSdk from "./AiSdk.js"
 /**
  * @since 0.1.0
  */
+export * as CallObserver from "./CallObserver.js"
+/**
+ * @since 0.1.0
+ */
 export * as Mcp from "./Mcp.js"
 /**
  * @since 0.1.0

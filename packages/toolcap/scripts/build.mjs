@@ -49,3 +49,5 @@ await esbuild.build({
   logLevel: "warning"
 })
 fs.chmodSync(path.join(out, "bin.js"), 0o755)
+// the viewer's front end (`toolcap ui`, `mcp --ui`), served from dist/ui beside the bundle
+fs.cpSync(path.join(root, "../viewer/dist/ui"), path.join(out, "ui"), { recursive: true })

@@ -1,0 +1,91 @@
+/**
+ * A read-only view of a host's tool calls, for renderers such as the live viewer: the host emits
+ * one `started` event per call (with its input), Bash's ordered `chunk`s while it runs, and one
+ * `ended` event with the call's wire outcome (result, `truncation`, timeout/abort with the pids
+ * stopped). An observer is called synchronously and must return quickly; it can neither slow nor
+ * fail a call (what it throws is ignored).
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { randomUUID } from "node:crypto"
+import type { Bash } from "@toolcap/tools"
+import * as Outcome from "./Outcome.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CallEvent =
+  | {
+      readonly type: "started"
+      readonly callId: string
+      readonly tool: string
+      readonly input: unknown
+      /** ms since the epoch */
+      readonly at: number
+    }
+  | ({ readonly type: "chunk" } & Bash.BashChunk)
+  | {
+      readonly type: "ended"
+      readonly callId: string
+      readonly tool: string
+      readonly outcome: Outcome.Outcome
+      readonly at: number
+    }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallObserver {
+  readonly onEvent: (event: CallEvent) => void
+}
+
+/** The outcome code of a call that died of a defect (a bug, not a tool error). */
+const defectCode = "TOOL_DEFECT"
+
+const emit = (observer: CallObserver, event: CallEvent): void => {
+  try {
+    observer.onEvent(event)
+  } catch {
+    // an observer is a bystander: its failure is not the call's
+  }
+}
+
+/**
+ * Wraps one call so `observer` sees it: the call gets a `callId` if it had none, its chunk
+ * consumer also feeds the observer, and its exit becomes an `ended` event.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const observe = <O extends { readonly callId?: string | undefined; readonly onChunk?: unknown }, A, E>(
+  observer: CallObserver,
+  tool: string,
+  input: unknown,
+  options: O,
+  run: (options: O) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.gen(function* () {
+    const callId = options.callId ?? randomUUID()
+    const own = options.onChunk as ((chunk: Bash.BashChunk) => Effect.Effect<void> | void) | undefined
+    const onChunk = (chunk: Bash.BashChunk) => {
+      emit(observer, { type: "chunk", ...chunk })
+      return own?.(chunk)
+    }
+    emit(observer, { type: "started", callId, tool, input, at: yield* Clock.currentTimeMillis })
+    return yield* run({ ...options, callId, onChunk }).pipe(
+      Effect.onExit((exit) =>
+        Effect.map(Clock.currentTimeMillis, (at) => {
+          const settled = Outcome.fromExit(tool, exit)
+          const outcome = Either.isRight(settled)
+            ? settled.right
+            : Outcome.fail({ code: defectCode, message: `${tool} failed with a defect; see the host's log.` })
+          emit(observer, { type: "ended", callId, tool, outcome, at })
+        })
+      )
+    )
+  })
