@@ -84,21 +84,6 @@ const report = (
   console.log(
     `${label}: ${subject.toFixed(1)} ms vs ${baselineLabel} ${baseline.toFixed(1)} ms (medians) — ratio ${ratio.toFixed(3)} (target <= ${target}) ${v}`
   )
-  // the line `pnpm bench` collects into BENCHMARKS.md
-  console.log(
-    `BENCH ${JSON.stringify({
-      issue: 13,
-      measure: label,
-      figure: Number(subject.toFixed(1)),
-      baseline: Number(baseline.toFixed(1)),
-      unit: "ms",
-      baselineName: baselineLabel,
-      ratio: Number(ratio.toFixed(3)),
-      target: `<= ${target}`,
-      met: v === "OK",
-      load: loadNow()
-    })}`
-  )
 }
 
 const loadNow = () =>
