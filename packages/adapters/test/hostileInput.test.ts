@@ -70,7 +70,11 @@ beforeAll(async () => {
     hostScript,
     [JSON.stringify({ workspace: dirs.workspace, dataDir: dirs.dataDir, sessionId: "fuzz" })],
     {
-      execArgv: ["--conditions=@toolcap/source", "--import", "tsx"],
+      // The heap is capped so V8 collects garbage before it grows the heap: the growth bound then
+      // measures what the host keeps, not how lazily a loaded machine collects (a full suite at load
+      // 15 once saw 258 MB, where the same run alone grows ~150 MB). A host that really kept memory
+      // would run out of heap and its calls would never settle, which fails the run.
+      execArgv: ["--conditions=@toolcap/source", "--import", "tsx", "--max-old-space-size=160"],
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     }
