@@ -15,47 +15,32 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
-import { Abort, Budgets, ToolError } from "@toolcap/limits"
+import { Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Bash, FileIndex, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
+import { FileIndex, LineIndex, Workspace } from "@toolcap/tools"
+import * as Specs from "./Specs.js"
 import * as ToolDefs from "./ToolDefs.js"
+import type * as ToolSpec from "./ToolSpec.js"
 
 /**
- * What a caller may pass along with a call.
+ * What a caller may pass along with a call (`signal`, `onChunk`, `callId`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface CallOptions {
-  /** Identifies the call in Bash chunk events; generated when omitted. */
-  readonly callId?: string | undefined
-  /**
-   * Receives Bash's ordered stdout/stderr chunks while it runs. When it returns an effect, the
-   * next chunk waits for it, and a slow consumer pauses the command's pipes (backpressure): a
-   * host forwarding chunks to a slow reader holds a bounded number of them, not all of them.
-   */
-  readonly onChunk?: ((chunk: Bash.BashChunk) => Effect.Effect<void> | void) | undefined
-  /** Aborting stops the call; for Bash, the whole process tree, answering `TOOL_ABORTED`. */
-  readonly signal?: AbortSignal | undefined
-}
+export type CallOptions = ToolSpec.RunOptions
 
 /**
- * Any typed failure of a tool call.
+ * Any typed failure of a tool call (derived from the specs' `run`).
  *
  * @since 0.1.0
  * @category errors
  */
-export type CallError =
-  | Effect.Effect.Error<ReturnType<typeof Read.read>>
-  | Effect.Effect.Error<ReturnType<typeof Glob.glob>>
-  | Effect.Effect.Error<ReturnType<typeof Grep.grep>>
-  | Effect.Effect.Error<ReturnType<typeof Bash.run>>
-  | ToolError.ToolInvalidInput
+export type CallError = Specs.CallError
 
 /**
  * Any typed failure of a checkpoint operation.
@@ -172,36 +157,6 @@ export const checkpointFileOf = (dataDir: string): string =>
   path.join(path.resolve(dataDir), CheckpointStore.defaultFileName)
 
 /**
- * Runs Bash. With a chunk consumer it runs as a stream, so the consumer's effect is awaited
- * before the next chunk and a slow consumer pauses the pipes instead of queueing chunks.
- */
-const runBash = (
-  input: unknown,
-  options: CallOptions
-): Effect.Effect<
-  Bash.BashResult,
-  Bash.BashError,
-  Budgets.Budgets | Scratch.Scratch | Workspace.Workspace
-> => {
-  const { onChunk } = options
-  const runOptions = { callId: options.callId, signal: options.signal }
-  if (onChunk === undefined) return Bash.run(input, runOptions)
-  return Bash.stream(input, runOptions).pipe(
-    Stream.runFoldEffect(Option.none<Bash.BashResult>(), (result, event) => {
-      if ("result" in event) return Effect.succeed(Option.some(event.result))
-      const delivered = onChunk(event.chunk)
-      return Effect.isEffect(delivered) ? Effect.as(delivered, result) : Effect.succeed(result)
-    }),
-    Effect.flatMap(
-      Option.match({
-        onNone: () => Effect.dieMessage("Bash's stream ended without a result"),
-        onSome: Effect.succeed
-      })
-    )
-  )
-}
-
-/**
  * Builds the host in the current scope.
  *
  * @since 0.1.0
@@ -262,23 +217,11 @@ export const make = (
       )
     )
 
-    const dispatch = (
+    const run = (
       name: ToolDefs.ToolName,
       input: unknown,
       options: CallOptions
-    ): Effect.Effect<unknown, CallError> => {
-      const signal = options.signal
-      switch (name) {
-        case "Read":
-          return Abort.interruptOnAbort(Read.read(input), signal).pipe(Effect.provide(toolContext))
-        case "Glob":
-          return Glob.glob(input, { signal }).pipe(Effect.provide(toolContext))
-        case "Grep":
-          return Grep.grep(input, { signal }).pipe(Effect.provide(toolContext))
-        case "Bash":
-          return runBash(input, options).pipe(Effect.provide(toolContext))
-      }
-    }
+    ): Effect.Effect<unknown, CallError> => Effect.provide(Specs.run(name, input, options), toolContext)
 
     const call = (
       name: string,
@@ -298,7 +241,7 @@ export const make = (
       // The fork happens in an uninterruptible region (so the fiber is always tracked); the call
       // itself must stay interruptible, or it could never be stopped.
       return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(FiberSet.run(running, Effect.interruptible(dispatch(name, input, options))), (fiber) =>
+        Effect.flatMap(FiberSet.run(running, Effect.interruptible(run(name, input, options))), (fiber) =>
           Effect.onInterrupt(restore(Fiber.join(fiber)), () => Fiber.interrupt(fiber))
         )
       )
