@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -157,20 +158,67 @@ export const checkpointFileOf = (dataDir: string): string =>
   path.join(path.resolve(dataDir), CheckpointStore.defaultFileName)
 
 /**
- * Builds the host in the current scope.
+ * A checkpoint store that opens `location` on first use, in the layer's scope: a host that never
+ * checkpoints never creates (or connects to) its database.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStoreOnFirstUse = (location: string): Layer.Layer<CheckpointStore.CheckpointStore> =>
+  Layer.scoped(
+    CheckpointStore.CheckpointStore,
+    Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const opened = yield* Effect.cached(
+        Effect.map(Layer.buildWithScope(CheckpointStore.layerFromLocation(location), scope), (context) =>
+          Context.get(context, CheckpointStore.CheckpointStore)
+        )
+      )
+      return {
+        save: (sessionId, transcript, checkpoint) =>
+          Effect.flatMap(opened, (store) => store.save(sessionId, transcript, checkpoint)),
+        latest: (sessionId) => Effect.flatMap(opened, (store) => store.latest(sessionId)),
+        get: (checkpointId) => Effect.flatMap(opened, (store) => store.get(checkpointId)),
+        list: (sessionId) => Effect.flatMap(opened, (store) => store.list(sessionId)),
+        transcript: (sessionId) => Effect.flatMap(opened, (store) => store.transcript(sessionId))
+      }
+    })
+  )
+
+/**
+ * The default file system and checkpoint store of a host: Node's file system, and the SQLite
+ * file (or `postgres://` URL) of `config.checkpointFile`, default `<dataDir>/checkpoints.sqlite`,
+ * opened on first use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDefaults = (
+  config: Pick<ToolHostConfig, "dataDir" | "checkpointFile">
+): Layer.Layer<FileSystem.FileSystem | CheckpointStore.CheckpointStore> =>
+  Layer.merge(
+    NodeFileSystem.layer,
+    layerStoreOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir))
+  )
+
+/**
+ * Builds the host in the current scope on the file system and checkpoint store of the context
+ * (`CheckpointStore.layerMemory` in tests, `layerDefaults` otherwise).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
+export const makeWith = (
   config: ToolHostConfig
 ): Effect.Effect<
   ToolHostService,
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
-  Budgets.Budgets | Scope.Scope
+  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore | Scope.Scope
 > =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
+    const fileSystem = Layer.succeed(FileSystem.FileSystem, yield* FileSystem.FileSystem)
+    const store = yield* CheckpointStore.CheckpointStore
     // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
     yield* Scratch.checkDataDir(config.dataDir)
     const scope = yield* Effect.scope
@@ -178,7 +226,7 @@ export const make = (
       Layer.mergeAll(
         Workspace.layer({ root: config.workspace, approvedExternalRoots: config.approvedExternalRoots }),
         Scratch.layer({ dataDir: config.dataDir, sessionId: config.sessionId }).pipe(
-          Layer.provide(NodeFileSystem.layer)
+          Layer.provide(fileSystem)
         ),
         Layer.succeed(Budgets.Budgets, budgets),
         LineIndex.layer(),
@@ -190,7 +238,7 @@ export const make = (
     const scratch = Context.get(toolContext, Scratch.Scratch)
     if (config.sweepStaleAfterMs !== undefined) {
       yield* Scratch.sweep(config.dataDir, { staleAfterMs: config.sweepStaleAfterMs }).pipe(
-        Effect.provide(NodeFileSystem.layer)
+        Effect.provide(fileSystem)
       )
     }
 
@@ -205,17 +253,7 @@ export const make = (
     if (config.endSessionOnClose === true) yield* Effect.addFinalizer(() => endScratch)
     const running = yield* FiberSet.make<unknown, CallError>()
 
-    // The checkpoint store opens on first use, so plain tool calls never create its database.
-    const checkpointContext = yield* Effect.cached(
-      Layer.buildWithScope(
-        Layer.mergeAll(
-          CheckpointStore.layerFromLocation(config.checkpointFile ?? checkpointFileOf(config.dataDir)),
-          TokenEstimator.layer,
-          Layer.succeed(Budgets.Budgets, budgets)
-        ),
-        scope
-      )
-    )
+    const estimation = Layer.merge(TokenEstimator.layer, Layer.succeed(Budgets.Budgets, budgets))
 
     const run = (
       name: ToolDefs.ToolName,
@@ -250,18 +288,13 @@ export const make = (
     const checkpoint = (transcript: unknown, options: CheckpointOptions = {}) =>
       Effect.gen(function* () {
         const neutral = yield* Transcript.fromAny(transcript, options.format)
-        const context = yield* checkpointContext
-        const store = Context.get(context, CheckpointStore.CheckpointStore)
         const built = yield* Checkpoint.build(neutral, { summary: options.summary }).pipe(
-          Effect.provide(context)
+          Effect.provide(estimation)
         )
         return yield* store.save(config.sessionId, neutral, built)
       })
 
-    const latestCheckpoint = Effect.gen(function* () {
-      const context = yield* checkpointContext
-      return yield* Context.get(context, CheckpointStore.CheckpointStore).latest(config.sessionId)
-    })
+    const latestCheckpoint = store.latest(config.sessionId)
 
     const endSession = Effect.zipRight(FiberSet.clear(running), endScratch)
 
@@ -279,7 +312,40 @@ export const make = (
   })
 
 /**
- * The host as a layer; its scope is the session's lifetime.
+ * Builds the host in the current scope on the default file system and checkpoint store
+ * (`layerDefaults`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  config: ToolHostConfig
+): Effect.Effect<
+  ToolHostService,
+  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  Budgets.Budgets | Scope.Scope
+> =>
+  // built in the caller's scope: the store opened on first use lives as long as the host
+  Effect.flatMap(Layer.build(layerDefaults(config)), (defaults) => Effect.provide(makeWith(config), defaults))
+
+/**
+ * The host as a layer on the file system and checkpoint store it is given; its scope is the
+ * session's lifetime.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWith = (
+  config: ToolHostConfig
+): Layer.Layer<
+  ToolHost,
+  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore
+> => Layer.scoped(ToolHost, makeWith(config))
+
+/**
+ * The host as a layer on the default file system and checkpoint store; its scope is the
+ * session's lifetime.
  *
  * @since 0.1.0
  * @category layers
@@ -287,4 +353,4 @@ export const make = (
 export const layer = (
   config: ToolHostConfig
 ): Layer.Layer<ToolHost, ToolError.ToolPathDenied | ToolError.ToolInvalidInput, Budgets.Budgets> =>
-  Layer.scoped(ToolHost, make(config))
+  Layer.provide(layerWith(config), layerDefaults(config))

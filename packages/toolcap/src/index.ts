@@ -32,7 +32,10 @@ export const serveStdio = Mcp.serveStdio
  * @since 0.1.0
  * @category constructors
  */
-export const aiSdkTools = AiSdk.tools
+export const aiSdkTools: (
+  host: PromiseHost.PromiseToolHost,
+  options?: AiSdk.ToolsOptions
+) => ReturnType<typeof AiSdk.tools> = AiSdk.tools
 
 /**
  * @since 0.1.0
