@@ -4,6 +4,7 @@
 import * as esbuild from "esbuild"
 import fs from "node:fs"
 import path from "node:path"
+import { writeTypes } from "./types.mjs"
 
 const root = path.resolve(import.meta.dirname, "..")
 const out = path.join(root, "dist")
@@ -49,3 +50,4 @@ await esbuild.build({
   logLevel: "warning"
 })
 fs.chmodSync(path.join(out, "bin.js"), 0o755)
+writeTypes(root)
