@@ -298,12 +298,16 @@ export const makeWith = (
 
     const endSession = Effect.zipRight(FiberSet.clear(running), endScratch)
 
+    // rendered on first use: a one-shot call never lists the tools
+    let definitions: ReadonlyArray<ToolDefs.ToolDef> | undefined
     return {
       sessionId: config.sessionId,
       sessionDir: scratch.sessionDir,
       workspace,
       budgets,
-      definitions: ToolDefs.builtinToolDefs(budgets),
+      get definitions() {
+        return (definitions ??= ToolDefs.builtinToolDefs(budgets))
+      },
       call: call as ToolHostService["call"],
       checkpoint,
       latestCheckpoint,

@@ -47,7 +47,41 @@ await esbuild.build({
   },
   chunkNames: "chunks/[name]-[hash]",
   legalComments: "none",
+  // smaller to parse: every call of the bin compiles what it loads
+  minify: true,
   logLevel: "warning"
 })
+
+// `toolcap call` as one CommonJS file, which the bin compiles with a V8 code cache (Node 20 has
+// none for ES modules). `import.meta.url` becomes the file's URL; `import()` of what stays
+// outside (the optional peers, ripgrep) goes through the loader's own dynamic import.
+const callFile = path.join(out, "call.cjs")
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
+  outfile: callFile,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  conditions: ["@toolcap/source"],
+  external: [
+    "ai",
+    "@modelcontextprotocol/sdk",
+    "@modelcontextprotocol/sdk/*",
+    "@vscode/ripgrep",
+    "picomatch"
+  ],
+  plugins: [optionalSqlite],
+  define: { "import.meta.url": "__toolcapUrl" },
+  // non-ASCII escaped, so the loader reads the file as latin1
+  charset: "ascii",
+  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' },
+  legalComments: "none",
+  minify: true,
+  logLevel: "warning"
+})
+const dynamicImport = /\bimport\((?=["'`])/g
+fs.writeFileSync(callFile, fs.readFileSync(callFile, "utf8").replace(dynamicImport, "__toolcapImport("))
 fs.chmodSync(path.join(out, "bin.js"), 0o755)
 writeTypes(root)

@@ -142,9 +142,8 @@ describe("toolcap installed from its tarball into a plain npm project", () => {
     const { stdout } = await run(
       "npx",
       ["--offline", "toolcap", "call", "Read", '{"path":"README.md"}', "--data-dir", dataDir()],
-      {
-        cwd: project
-      }
+      // the bin's code cache goes with the temp dir
+      { cwd: project, env: { ...process.env, XDG_CACHE_HOME: path.join(tmp, "cache") } }
     )
     const line = JSON.parse(stdout) as { ok: boolean; result: { content: string } }
     assert.isTrue(line.ok)
