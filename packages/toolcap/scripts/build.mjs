@@ -21,13 +21,10 @@ const optionalSqlite = {
   }
 }
 
-await esbuild.build({
+/** What both bundles share. */
+const common = {
   absWorkingDir: root,
-  entryPoints: { index: "src/index.ts", bin: "src/bin.ts" },
-  outdir: out,
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   conditions: ["@toolcap/source"],
@@ -41,15 +38,23 @@ await esbuild.build({
     "picomatch"
   ],
   plugins: [optionalSqlite],
-  // some bundled CommonJS dependencies call require() for Node's own modules
-  banner: {
-    js: 'import { createRequire as __toolcapRequire } from "node:module"; const require = __toolcapRequire(import.meta.url);'
-  },
-  chunkNames: "chunks/[name]-[hash]",
   legalComments: "none",
   // smaller to parse: every call of the bin compiles what it loads
   minify: true,
   logLevel: "warning"
+}
+
+await esbuild.build({
+  ...common,
+  entryPoints: { index: "src/index.ts", bin: "src/bin.ts" },
+  outdir: out,
+  splitting: true,
+  format: "esm",
+  // some bundled CommonJS dependencies call require() for Node's own modules
+  banner: {
+    js: 'import { createRequire as __toolcapRequire } from "node:module"; const require = __toolcapRequire(import.meta.url);'
+  },
+  chunkNames: "chunks/[name]-[hash]"
 })
 
 // `toolcap call` as one CommonJS file, which the bin compiles with a V8 code cache (Node 20 has
@@ -57,29 +62,14 @@ await esbuild.build({
 // outside (the optional peers, ripgrep) goes through the loader's own dynamic import.
 const callFile = path.join(out, "call.cjs")
 await esbuild.build({
-  absWorkingDir: root,
+  ...common,
   entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
   outfile: callFile,
-  bundle: true,
   format: "cjs",
-  platform: "node",
-  target: "node20",
-  conditions: ["@toolcap/source"],
-  external: [
-    "ai",
-    "@modelcontextprotocol/sdk",
-    "@modelcontextprotocol/sdk/*",
-    "@vscode/ripgrep",
-    "picomatch"
-  ],
-  plugins: [optionalSqlite],
   define: { "import.meta.url": "__toolcapUrl" },
   // non-ASCII escaped, so the loader reads the file as latin1
   charset: "ascii",
-  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' },
-  legalComments: "none",
-  minify: true,
-  logLevel: "warning"
+  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
 const dynamicImport = /\bimport\((?=["'`])/g
 fs.writeFileSync(callFile, fs.readFileSync(callFile, "utf8").replace(dynamicImport, "__toolcapImport("))
