@@ -8,10 +8,17 @@
  * 184–250 MB on a loaded 2-core machine. Even a client that never asked for chunks reached 212 MB
  * once (138 MB typically): the 200 MB bar is not met reliably yet. Every case is held to 300 MB —
  * bounded, where an unpaced server grows past 1.5 GB.
+ *
+ * `call --stream` to a reader that starts late and reads slowly used to hang now and then: its
+ * answer line waited for a `drain` event that never comes when the last line was queued behind a
+ * full pipe without asking for one (`output.test.ts` pins that down); it now waits for the
+ * queued writes themselves.
  */
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { assertBuilt, makeDirs } from "./fixtures/cli.js"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { assertBuilt, bin, makeDirs } from "./fixtures/cli.js"
 import { connectMcp, type McpPipe } from "./fixtures/mcpPipe.js"
 
 const MB = 1024 * 1024
@@ -88,5 +95,62 @@ describe("toolcap mcp keeps its memory bounded under Bash output", () => {
         assert.isAtMost(Buffer.byteLength(JSON.stringify(result)), 1 * MB)
       }
     })
+  }, 240_000)
+})
+
+describe("toolcap call --stream keeps its memory bounded for a late, slow reader", () => {
+  it("200 MB streamed to a reader that starts after 2 s and reads slowly: every chunk line arrives, peak RSS bounded", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        "call",
+        "Bash",
+        JSON.stringify({ command: output(200_000_000), timeout: 300 }),
+        ...args,
+        "--stream"
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let peak = 0
+    const sample = () => {
+      try {
+        const kb = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))
+        if (kb !== null) peak = Math.max(peak, Number(kb[1]) * 1024)
+      } catch {
+        // the process is gone; its last sample stands
+      }
+    }
+    const sampler = setInterval(sample, 50)
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve))
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (data: string) => (stderr += data))
+    child.stdout.pause()
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    let data = 0
+    let pending = ""
+    let last = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      pending += text
+      const lines = pending.split("\n")
+      pending = lines.pop()!
+      for (const line of lines) {
+        const event = JSON.parse(line) as { type: string; data?: string }
+        if (event.type === "chunk") data += event.data!.length
+        else last = line
+      }
+      child.stdout.pause()
+      setTimeout(() => child.stdout.resume(), 2)
+    })
+    child.stdout.resume()
+    const code = await closed
+    clearInterval(sampler)
+    assert.strictEqual(code, 0, stderr)
+    // no MaxListenersExceededWarning: a wait for the pipe leaves no listener behind
+    assert.strictEqual(stderr, "")
+    assert.strictEqual(data, 200_000_000, "every byte arrived as chunk lines")
+    assert.strictEqual((JSON.parse(last) as { type: string }).type, "result")
+    assert.isAbove(peak, 0)
+    assert.isAtMost(peak, STREAMING_PEAK, `peak RSS ${(peak / MB).toFixed(1)} MB`)
   }, 240_000)
 })

@@ -1,6 +1,7 @@
 /**
  * Vercel AI SDK (`ai` 6.x) tools built from the same definitions: description and input JSON
- * schema rendered from the budgets, `execute` running the host's tool. `execute` resolves to the
+ * schema rendered from the budgets, `execute` running the Effect host's tool (a Promise API host
+ * is accepted for the Effect host underneath it). `execute` resolves to the
  * wire `Outcome` (errors are values here too); the model sees `ModelOutput`: Bash's bounded
  * combined text, the other results as JSON, a tool error as error text led by its stable `code`.
  * The SDK's `abortSignal` stops the call (Bash: the whole process tree). Bash streams: while it
@@ -10,12 +11,14 @@
  * @since 0.1.0
  */
 import type { JSONValue, Tool } from "ai"
+import * as Effect from "effect/Effect"
 import type { Bash } from "@toolcap/tools"
 import * as Optional from "./internal/optional.js"
 import * as ModelOutput from "./ModelOutput.js"
-import type * as Outcome from "./Outcome.js"
+import * as Outcome from "./Outcome.js"
 import type * as PromiseHost from "./PromiseHost.js"
 import type * as ToolDefs from "./ToolDefs.js"
+import type * as ToolHost from "./ToolHost.js"
 
 /**
  * @since 0.1.0
@@ -72,8 +75,17 @@ export const PRELIMINARY_MAX_CHARS = 16 * 1024
  * it runs (one per batch of new output), then the outcome. Chunks that arrive while the SDK has
  * not taken the previous yield are folded into the next one.
  */
+/** Runs a call of the Effect host to its outcome; a defect rejects. */
+const callOutcome = async (
+  host: ToolHost.ToolHostService,
+  name: string,
+  input: unknown,
+  options: ToolHost.CallOptions
+): Promise<Outcome.Outcome> =>
+  Outcome.settle(name, await Effect.runPromiseExit(host.call(name, input, options)))
+
 async function* streamBash(
-  host: PromiseHost.PromiseToolHost,
+  host: ToolHost.ToolHostService,
   input: unknown,
   signal: AbortSignal | undefined,
   callId: string,
@@ -86,7 +98,7 @@ async function* streamBash(
     wake?.()
     wake = undefined
   }
-  const outcome = host.call("Bash", input, {
+  const outcome = callOutcome(host, "Bash", input, {
     signal,
     callId,
     onChunk: (chunk) => {
@@ -126,9 +138,10 @@ async function* streamBash(
  * @category constructors
  */
 export const tools = async (
-  host: PromiseHost.PromiseToolHost,
+  of: ToolHost.ToolHostService | PromiseHost.PromiseToolHost,
   options: ToolsOptions = {}
 ): Promise<Record<ToolDefs.ToolName, Tool<unknown, Outcome.Outcome>>> => {
+  const host = "toolHost" in of ? of.toolHost : of
   const { jsonSchema, tool } = await Optional.load("ai", "the AI SDK tools", () => import("ai"))
   const entries = host.definitions.map((def) => [
     def.name,
@@ -140,7 +153,7 @@ export const tools = async (
           ? (input, { abortSignal, toolCallId }) =>
               streamBash(host, input, abortSignal, toolCallId, options.onChunk)
           : (input, { abortSignal, toolCallId }) =>
-              host.call(def.name, input, { signal: abortSignal, callId: toolCallId }),
+              callOutcome(host, def.name, input, { signal: abortSignal, callId: toolCallId }),
       toModelOutput: ({ output }) => toModelOutput(def.name, output)
     })
   ])

@@ -20,7 +20,6 @@ import type { CallToolResult, LoggingLevel } from "@modelcontextprotocol/sdk/typ
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -160,10 +159,8 @@ export const createServer = async (
         // short by a cancellation)
         .pipe(Effect.exit, Effect.zipLeft(forwarder?.flushed ?? Effect.void), Effect.flatten)
     )
-    const settled = Outcome.fromExit(name, exit)
-    // A defect is a bug: the SDK answers it as a JSON-RPC error.
-    if (Either.isLeft(settled)) throw Cause.squash(settled.left)
-    return toCallToolResult(name, settled.right)
+    // A defect is a bug: thrown, the SDK answers it as a JSON-RPC error.
+    return toCallToolResult(name, Outcome.settle(name, exit))
   })
 
   return server

@@ -128,6 +128,19 @@ export const interrupted = (tool: string): WireError => ({
 })
 
 /**
+ * The outcome of a finished call, for a surface that answers with outcomes: like `fromExit`, but a
+ * defect is thrown (squashed), so a bug reaches the caller as the bug it is.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const settle = <A, E>(tool: string, exit: Exit.Exit<A, E>): Outcome<A> => {
+  const settled = fromExit(tool, exit)
+  if (Either.isLeft(settled)) throw Cause.squash(settled.left)
+  return settled.right as Outcome<A>
+}
+
+/**
  * The outcome of a finished call. A typed error (one with a `code`) becomes a `Failure`; an
  * interruption becomes a `TOOL_ABORTED` failure; anything else (a defect) is returned as `Left`
  * so the surface can report it as the bug it is rather than as a tool error.

@@ -10,7 +10,6 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -74,6 +73,8 @@ export interface PromiseToolHost {
   readonly budgets: Budgets.BudgetsValue
   /** The tool definitions rendered from `budgets`. */
   readonly definitions: ReadonlyArray<ToolDefs.ToolDef>
+  /** The Effect host underneath (what `AiSdk.tools` and `Mcp.createServer` run on). */
+  readonly toolHost: ToolHost.ToolHostService
   /** Runs Read, Glob, Grep or Bash. Tool errors resolve as `{ ok: false }`; only bugs reject. */
   readonly call: {
     <N extends ToolDefs.ToolName>(
@@ -110,11 +111,8 @@ export class ToolHostClosed extends Error {
   }
 }
 
-const settle = async <A>(tool: string, run: Promise<Exit.Exit<A, unknown>>): Promise<Outcome.Outcome<A>> => {
-  const settled = Outcome.fromExit(tool, await run)
-  if (Either.isLeft(settled)) throw Cause.squash(settled.left)
-  return settled.right as Outcome.Outcome<A>
-}
+const settle = async <A>(tool: string, run: Promise<Exit.Exit<A, unknown>>): Promise<Outcome.Outcome<A>> =>
+  Outcome.settle(tool, await run)
 
 const isPromiseLike = (value: unknown): value is PromiseLike<void> =>
   typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
@@ -221,6 +219,7 @@ export const createToolHost = async (options: ToolHostOptions): Promise<PromiseT
     workspace: host.workspace.root,
     budgets: host.budgets,
     definitions: host.definitions,
+    toolHost: host,
     call: call as PromiseToolHost["call"],
     checkpoint,
     latestCheckpoint,

@@ -1,44 +1,38 @@
 /**
  * The definitions of the four builtin tools — name, description, input JSON schema — rendered
- * from the budgets in force (spec §2, DECISIONS §8). Descriptions carry the numbers and scoping
- * parameters verbatim, so change a budget and the description changes with it; input schemas are
- * generated from the tools' own effect Schemas. Also in the Anthropic and OpenAI shapes.
+ * from their specs (`Specs`) under the budgets in force (spec §2, DECISIONS §8). Descriptions
+ * carry the numbers and scoping parameters verbatim, so change a budget and the description
+ * changes with it; input schemas are generated from the tools' own effect Schemas. Also in the
+ * Anthropic, OpenAI Chat and OpenAI Responses shapes; the MCP server and the AI SDK tools list
+ * the same definitions.
  *
  * @since 0.1.0
  */
-import * as JSONSchema from "effect/JSONSchema"
-import type * as Schema from "effect/Schema"
 import type { Budgets } from "@toolcap/limits"
-import { Bash, Glob, Grep, Read } from "@toolcap/tools"
-import * as Describe from "./internal/descriptions.js"
+import * as Specs from "./Specs.js"
+import * as ToolSpec from "./ToolSpec.js"
 
 /**
- * The names of the builtin tools.
+ * The names of the builtin tools, in the order of `Specs.all`.
  *
  * @since 0.1.0
  * @category models
  */
-export const toolNames = ["Read", "Glob", "Grep", "Bash"] as const
+export const toolNames: ReadonlyArray<ToolName> = Specs.all.map((spec) => spec.name)
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type ToolName = (typeof toolNames)[number]
+export type ToolName = Specs.ToolName
 
 /**
- * The result of each tool, by name: what `ToolHost.call("Read", ...)` succeeds with, and what the
- * Promise API's `call("Read", ...)` carries as `result` (results are plain JSON data).
+ * The result of each tool, by name (derived from the specs' result Schemas).
  *
  * @since 0.1.0
  * @category models
  */
-export interface ToolResults {
-  readonly Read: Read.ReadResult
-  readonly Glob: Glob.GlobResult
-  readonly Grep: Grep.GrepResult
-  readonly Bash: Bash.BashResult
-}
+export type ToolResults = Specs.ToolResults
 
 /**
  * Whether a string names a builtin tool.
@@ -46,8 +40,7 @@ export interface ToolResults {
  * @since 0.1.0
  * @category models
  */
-export const isToolName = (name: string): name is ToolName =>
-  (toolNames as ReadonlyArray<string>).includes(name)
+export const isToolName = (name: string): name is ToolName => Object.hasOwn(Specs.byName, name)
 
 /**
  * A JSON Schema object describing a tool's input.
@@ -55,12 +48,7 @@ export const isToolName = (name: string): name is ToolName =>
  * @since 0.1.0
  * @category models
  */
-export interface InputSchema {
-  readonly type: "object"
-  readonly properties: Record<string, unknown>
-  readonly required?: ReadonlyArray<string>
-  readonly [keyword: string]: unknown
-}
+export type InputSchema = ToolSpec.InputSchema
 
 /**
  * A provider-neutral tool definition.
@@ -74,51 +62,14 @@ export interface ToolDef {
   readonly inputSchema: InputSchema
 }
 
-const inputSchemaOf = (name: ToolName): Schema.Schema.AnyNoContext => {
-  switch (name) {
-    case "Read":
-      return Read.ReadInput
-    case "Glob":
-      return Glob.GlobInput
-    case "Grep":
-      return Grep.GrepInput
-    case "Bash":
-      return Bash.BashInput
-  }
-}
-
-const descriptions: Record<ToolName, (budgets: Budgets.BudgetsValue) => string> = {
-  Read: Describe.read,
-  Glob: Describe.glob,
-  Grep: Describe.grep,
-  Bash: Describe.bash
-}
-
 /**
- * The JSON schema of a tool's input, generated from its effect Schema (what a caller sends, i.e.
- * the encoded side), each parameter described with the budgets in force, without the `$schema`
- * keyword some providers reject.
+ * The JSON schema of a tool's input under the given budgets (see `ToolSpec.inputSchema`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const inputSchema = (name: ToolName, budgets: Budgets.BudgetsValue): InputSchema => {
-  const { $schema: _, ...schema } = JSONSchema.make(inputSchemaOf(name)) as unknown as Record<string, unknown>
-  const properties = schema["properties"]
-  if (schema["type"] !== "object" || typeof properties !== "object" || properties === null) {
-    throw new Error(`the ${name} input schema is not a JSON object schema`)
-  }
-  const notes = Describe.parameters(budgets)[name] ?? {}
-  const described: Record<string, unknown> = {}
-  for (const [key, property] of Object.entries(properties)) {
-    const note = notes[key]
-    described[key] =
-      note !== undefined && typeof property === "object" && property !== null
-        ? { ...property, description: note }
-        : property
-  }
-  return { ...schema, type: "object", properties: described }
-}
+export const inputSchema = (name: ToolName, budgets: Budgets.BudgetsValue): InputSchema =>
+  ToolSpec.inputSchema(Specs.byName[name], budgets)
 
 /**
  * The definition of one tool under the given budgets.
@@ -128,7 +79,7 @@ export const inputSchema = (name: ToolName, budgets: Budgets.BudgetsValue): Inpu
  */
 export const toolDef = (name: ToolName, budgets: Budgets.BudgetsValue): ToolDef => ({
   name,
-  description: descriptions[name](budgets),
+  description: Specs.byName[name].description(budgets),
   inputSchema: inputSchema(name, budgets)
 })
 

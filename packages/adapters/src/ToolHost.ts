@@ -9,54 +9,40 @@
  *
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
-import { Abort, Budgets, ToolError } from "@toolcap/limits"
+import { Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Bash, FileIndex, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
+import { FileIndex, LineIndex, Workspace } from "@toolcap/tools"
 import * as CallObserver from "./CallObserver.js"
+import * as Specs from "./Specs.js"
 import * as ToolDefs from "./ToolDefs.js"
+import type * as ToolSpec from "./ToolSpec.js"
 
 /**
- * What a caller may pass along with a call.
+ * What a caller may pass along with a call (`signal`, `onChunk`, `callId`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface CallOptions {
-  /** Identifies the call in Bash chunk events; generated when omitted. */
-  readonly callId?: string | undefined
-  /**
-   * Receives Bash's ordered stdout/stderr chunks while it runs. When it returns an effect, the
-   * next chunk waits for it, and a slow consumer pauses the command's pipes (backpressure): a
-   * host forwarding chunks to a slow reader holds a bounded number of them, not all of them.
-   */
-  readonly onChunk?: ((chunk: Bash.BashChunk) => Effect.Effect<void> | void) | undefined
-  /** Aborting stops the call; for Bash, the whole process tree, answering `TOOL_ABORTED`. */
-  readonly signal?: AbortSignal | undefined
-}
+export type CallOptions = ToolSpec.RunOptions
 
 /**
- * Any typed failure of a tool call.
+ * Any typed failure of a tool call (derived from the specs' `run`).
  *
  * @since 0.1.0
  * @category errors
  */
-export type CallError =
-  | Effect.Effect.Error<ReturnType<typeof Read.read>>
-  | Effect.Effect.Error<ReturnType<typeof Glob.glob>>
-  | Effect.Effect.Error<ReturnType<typeof Grep.grep>>
-  | Effect.Effect.Error<ReturnType<typeof Bash.run>>
-  | ToolError.ToolInvalidInput
+export type CallError = Specs.CallError
 
 /**
  * Any typed failure of a checkpoint operation.
@@ -175,50 +161,67 @@ export const checkpointFileOf = (dataDir: string): string =>
   path.join(path.resolve(dataDir), CheckpointStore.defaultFileName)
 
 /**
- * Runs Bash. With a chunk consumer it runs as a stream, so the consumer's effect is awaited
- * before the next chunk and a slow consumer pauses the pipes instead of queueing chunks.
+ * A checkpoint store that opens `location` on first use, in the layer's scope: a host that never
+ * checkpoints never creates (or connects to) its database.
+ *
+ * @since 0.1.0
+ * @category layers
  */
-const runBash = (
-  input: unknown,
-  options: CallOptions
-): Effect.Effect<
-  Bash.BashResult,
-  Bash.BashError,
-  Budgets.Budgets | Scratch.Scratch | Workspace.Workspace
-> => {
-  const { onChunk } = options
-  const runOptions = { callId: options.callId, signal: options.signal }
-  if (onChunk === undefined) return Bash.run(input, runOptions)
-  return Bash.stream(input, runOptions).pipe(
-    Stream.runFoldEffect(Option.none<Bash.BashResult>(), (result, event) => {
-      if ("result" in event) return Effect.succeed(Option.some(event.result))
-      const delivered = onChunk(event.chunk)
-      return Effect.isEffect(delivered) ? Effect.as(delivered, result) : Effect.succeed(result)
-    }),
-    Effect.flatMap(
-      Option.match({
-        onNone: () => Effect.dieMessage("Bash's stream ended without a result"),
-        onSome: Effect.succeed
-      })
-    )
+export const layerStoreOnFirstUse = (location: string): Layer.Layer<CheckpointStore.CheckpointStore> =>
+  Layer.scoped(
+    CheckpointStore.CheckpointStore,
+    Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const opened = yield* Effect.cached(
+        Effect.map(Layer.buildWithScope(CheckpointStore.layerFromLocation(location), scope), (context) =>
+          Context.get(context, CheckpointStore.CheckpointStore)
+        )
+      )
+      return {
+        save: (sessionId, transcript, checkpoint) =>
+          Effect.flatMap(opened, (store) => store.save(sessionId, transcript, checkpoint)),
+        latest: (sessionId) => Effect.flatMap(opened, (store) => store.latest(sessionId)),
+        get: (checkpointId) => Effect.flatMap(opened, (store) => store.get(checkpointId)),
+        list: (sessionId) => Effect.flatMap(opened, (store) => store.list(sessionId)),
+        transcript: (sessionId) => Effect.flatMap(opened, (store) => store.transcript(sessionId))
+      }
+    })
   )
-}
 
 /**
- * Builds the host in the current scope.
+ * The default file system and checkpoint store of a host: Node's file system, and the SQLite
+ * file (or `postgres://` URL) of `config.checkpointFile`, default `<dataDir>/checkpoints.sqlite`,
+ * opened on first use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDefaults = (
+  config: Pick<ToolHostConfig, "dataDir" | "checkpointFile">
+): Layer.Layer<FileSystem.FileSystem | CheckpointStore.CheckpointStore> =>
+  Layer.merge(
+    NodeFileSystem.layer,
+    layerStoreOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir))
+  )
+
+/**
+ * Builds the host in the current scope on the file system and checkpoint store of the context
+ * (`CheckpointStore.layerMemory` in tests, `layerDefaults` otherwise).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
+export const makeWith = (
   config: ToolHostConfig
 ): Effect.Effect<
   ToolHostService,
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
-  Budgets.Budgets | Scope.Scope
+  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore | Scope.Scope
 > =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
+    const fileSystem = Layer.succeed(FileSystem.FileSystem, yield* FileSystem.FileSystem)
+    const store = yield* CheckpointStore.CheckpointStore
     // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
     yield* Scratch.checkDataDir(config.dataDir)
     const scope = yield* Effect.scope
@@ -226,7 +229,7 @@ export const make = (
       Layer.mergeAll(
         Workspace.layer({ root: config.workspace, approvedExternalRoots: config.approvedExternalRoots }),
         Scratch.layer({ dataDir: config.dataDir, sessionId: config.sessionId }).pipe(
-          Layer.provide(NodeFileSystem.layer)
+          Layer.provide(fileSystem)
         ),
         Layer.succeed(Budgets.Budgets, budgets),
         LineIndex.layer(),
@@ -238,7 +241,7 @@ export const make = (
     const scratch = Context.get(toolContext, Scratch.Scratch)
     if (config.sweepStaleAfterMs !== undefined) {
       yield* Scratch.sweep(config.dataDir, { staleAfterMs: config.sweepStaleAfterMs }).pipe(
-        Effect.provide(NodeFileSystem.layer)
+        Effect.provide(fileSystem)
       )
     }
 
@@ -253,41 +256,19 @@ export const make = (
     if (config.endSessionOnClose === true) yield* Effect.addFinalizer(() => endScratch)
     const running = yield* FiberSet.make<unknown, CallError>()
 
-    // The checkpoint store opens on first use, so plain tool calls never create its database.
-    const checkpointContext = yield* Effect.cached(
-      Layer.buildWithScope(
-        Layer.mergeAll(
-          CheckpointStore.layerFromLocation(config.checkpointFile ?? checkpointFileOf(config.dataDir)),
-          TokenEstimator.layer,
-          Layer.succeed(Budgets.Budgets, budgets)
-        ),
-        scope
-      )
-    )
+    const estimation = Layer.merge(TokenEstimator.layer, Layer.succeed(Budgets.Budgets, budgets))
 
-    const dispatch = (
+    const run = (
       name: ToolDefs.ToolName,
       input: unknown,
       options: CallOptions
-    ): Effect.Effect<unknown, CallError> => {
-      const signal = options.signal
-      switch (name) {
-        case "Read":
-          return Abort.interruptOnAbort(Read.read(input), signal).pipe(Effect.provide(toolContext))
-        case "Glob":
-          return Glob.glob(input, { signal }).pipe(Effect.provide(toolContext))
-        case "Grep":
-          return Grep.grep(input, { signal }).pipe(Effect.provide(toolContext))
-        case "Bash":
-          return runBash(input, options).pipe(Effect.provide(toolContext))
-      }
-    }
+    ): Effect.Effect<unknown, CallError> => Effect.provide(Specs.run(name, input, options), toolContext)
 
     const observer = config.observer
     const observed = (name: ToolDefs.ToolName, input: unknown, options: CallOptions) =>
       observer === undefined
-        ? dispatch(name, input, options)
-        : CallObserver.observe(observer, name, input, options, (opts) => dispatch(name, input, opts))
+        ? run(name, input, options)
+        : CallObserver.observe(observer, name, input, options, (opts) => run(name, input, opts))
 
     const call = (
       name: string,
@@ -316,27 +297,26 @@ export const make = (
     const checkpoint = (transcript: unknown, options: CheckpointOptions = {}) =>
       Effect.gen(function* () {
         const neutral = yield* Transcript.fromAny(transcript, options.format)
-        const context = yield* checkpointContext
-        const store = Context.get(context, CheckpointStore.CheckpointStore)
         const built = yield* Checkpoint.build(neutral, { summary: options.summary }).pipe(
-          Effect.provide(context)
+          Effect.provide(estimation)
         )
         return yield* store.save(config.sessionId, neutral, built)
       })
 
-    const latestCheckpoint = Effect.gen(function* () {
-      const context = yield* checkpointContext
-      return yield* Context.get(context, CheckpointStore.CheckpointStore).latest(config.sessionId)
-    })
+    const latestCheckpoint = store.latest(config.sessionId)
 
     const endSession = Effect.zipRight(FiberSet.clear(running), endScratch)
 
+    // rendered on first use: a one-shot call never lists the tools
+    let definitions: ReadonlyArray<ToolDefs.ToolDef> | undefined
     return {
       sessionId: config.sessionId,
       sessionDir: scratch.sessionDir,
       workspace,
       budgets,
-      definitions: ToolDefs.builtinToolDefs(budgets),
+      get definitions() {
+        return (definitions ??= ToolDefs.builtinToolDefs(budgets))
+      },
       call: call as ToolHostService["call"],
       checkpoint,
       latestCheckpoint,
@@ -345,7 +325,40 @@ export const make = (
   })
 
 /**
- * The host as a layer; its scope is the session's lifetime.
+ * Builds the host in the current scope on the default file system and checkpoint store
+ * (`layerDefaults`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  config: ToolHostConfig
+): Effect.Effect<
+  ToolHostService,
+  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  Budgets.Budgets | Scope.Scope
+> =>
+  // built in the caller's scope: the store opened on first use lives as long as the host
+  Effect.flatMap(Layer.build(layerDefaults(config)), (defaults) => Effect.provide(makeWith(config), defaults))
+
+/**
+ * The host as a layer on the file system and checkpoint store it is given; its scope is the
+ * session's lifetime.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWith = (
+  config: ToolHostConfig
+): Layer.Layer<
+  ToolHost,
+  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore
+> => Layer.scoped(ToolHost, makeWith(config))
+
+/**
+ * The host as a layer on the default file system and checkpoint store; its scope is the
+ * session's lifetime.
  *
  * @since 0.1.0
  * @category layers
@@ -353,4 +366,4 @@ export const make = (
 export const layer = (
   config: ToolHostConfig
 ): Layer.Layer<ToolHost, ToolError.ToolPathDenied | ToolError.ToolInvalidInput, Budgets.Budgets> =>
-  Layer.scoped(ToolHost, make(config))
+  Layer.provide(layerWith(config), layerDefaults(config))

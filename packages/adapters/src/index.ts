@@ -25,8 +25,16 @@ export * as PromiseHost from "./PromiseHost.js"
 /**
  * @since 0.1.0
  */
+export * as Specs from "./Specs.js"
+/**
+ * @since 0.1.0
+ */
 export * as ToolDefs from "./ToolDefs.js"
 /**
  * @since 0.1.0
  */
 export * as ToolHost from "./ToolHost.js"
+/**
+ * @since 0.1.0
+ */
+export * as ToolSpec from "./ToolSpec.js"

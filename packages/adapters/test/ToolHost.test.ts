@@ -5,9 +5,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { CheckpointStore } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import { ToolHost } from "@toolcap/adapters"
 import { makeDirs } from "./fixtures/dirs.js"
@@ -160,6 +163,54 @@ describe("ToolHost (Effect layer)", () => {
       const host = yield* ToolHost.make(config("host-c"))
       const error = yield* Effect.flip(host.call("Write", {}))
       assert.strictEqual(error.code, "TOOL_INVALID_INPUT")
+    }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
+  )
+
+  it.live(
+    "the checkpoint store is a layer requirement: an injected memory store holds the checkpoints, no database is created",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = dirs.dataDir + "-memory"
+        fs.mkdirSync(dataDir, { recursive: true })
+        const layer = ToolHost.layerWith({ ...config("host-memory"), dataDir }).pipe(
+          Layer.provideMerge(Layer.mergeAll(Budgets.layer, NodeFileSystem.layer, CheckpointStore.layerMemory))
+        )
+        const transcript = {
+          messages: [
+            { role: "user", id: "u1", text: "first question" },
+            { role: "assistant", id: "a1", text: "an answer", toolCalls: [] },
+            { role: "user", id: "u2", text: "second question" }
+          ]
+        }
+        yield* Effect.gen(function* () {
+          const host = yield* ToolHost.ToolHost
+          assert.isTrue(Option.isNone(yield* host.latestCheckpoint))
+          const saved = yield* host.checkpoint(transcript, { summary: "what happened" })
+          const latest = yield* host.latestCheckpoint
+          assert.deepStrictEqual(
+            Option.map(latest, (stored) => stored.checkpointId),
+            Option.some(saved.checkpointId)
+          )
+          // the store in the context is the one the host used
+          const store = yield* CheckpointStore.CheckpointStore
+          assert.deepStrictEqual(yield* store.list("host-memory"), [saved.checkpointId])
+        }).pipe(Effect.provide(layer))
+        assert.deepStrictEqual(
+          fs.readdirSync(dataDir).filter((name) => name.includes("sqlite")),
+          []
+        )
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      })
+  )
+
+  it.live("the default store opens its SQLite file on first use, not with the host", () =>
+    Effect.gen(function* () {
+      const host = yield* ToolHost.make(config("host-lazy-store"))
+      yield* host.call("Read", { path: "." }).pipe(Effect.ignore)
+      const file = ToolHost.checkpointFileOf(dirs.dataDir)
+      const existed = fs.existsSync(file)
+      yield* host.latestCheckpoint
+      assert.deepStrictEqual([existed, fs.existsSync(file)], [false, true])
     }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
   )
 })

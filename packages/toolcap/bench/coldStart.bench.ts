@@ -1,5 +1,6 @@
 // Cold start of the bundled `toolcap call Read '{"path":"README.md"}'` against `node -e 0`, both
-// measured in this run: 15 interleaved rounds, medians, the ratio against the target.
+// measured in this run: 15 interleaved rounds, medians, the ratio against the target. The bin's
+// V8 code cache lives in this run's temp dir: the first call writes it, as a host's first call does.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -16,9 +17,11 @@ if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: build first (pnpm r
 const repo = fileURLToPath(new URL("../../..", import.meta.url))
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-cold-"))
 
+const env = { ...process.env, XDG_CACHE_HOME: path.join(dataDir, "cache") }
+
 const time = (args: ReadonlyArray<string>): number => {
   const started = process.hrtime.bigint()
-  const run = spawnSync(process.execPath, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] })
+  const run = spawnSync(process.execPath, args, { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] })
   const ms = Number(process.hrtime.bigint() - started) / 1e6
   if (run.status !== 0) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr.toString()}`)
   return ms
@@ -45,11 +48,12 @@ try {
   )
   reportFigure({
     issue: 11,
-    measure: "CLI call Read, bundled bin (cold start)",
+    measure: "cold start: bundled toolcap call Read (median of 15)",
     figure: median(call),
     baseline: median(empty),
     baselineName: "node -e 0",
     unit: "ms",
+    ratio,
     target: { op: "<=", value: TARGET_RATIO }
   })
   process.exitCode = ratio <= TARGET_RATIO ? 0 : 1

@@ -4,6 +4,7 @@
 import * as esbuild from "esbuild"
 import fs from "node:fs"
 import path from "node:path"
+import { writeTypes } from "./types.mjs"
 
 const root = path.resolve(import.meta.dirname, "..")
 const out = path.join(root, "dist")
@@ -20,13 +21,10 @@ const optionalSqlite = {
   }
 }
 
-await esbuild.build({
+/** What both bundles share. */
+const common = {
   absWorkingDir: root,
-  entryPoints: { index: "src/index.ts", bin: "src/bin.ts" },
-  outdir: out,
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   conditions: ["@toolcap/source"],
@@ -40,14 +38,42 @@ await esbuild.build({
     "picomatch"
   ],
   plugins: [optionalSqlite],
+  legalComments: "none",
+  // smaller to parse: every call of the bin compiles what it loads
+  minify: true,
+  logLevel: "warning"
+}
+
+await esbuild.build({
+  ...common,
+  entryPoints: { index: "src/index.ts", bin: "src/bin.ts" },
+  outdir: out,
+  splitting: true,
+  format: "esm",
   // some bundled CommonJS dependencies call require() for Node's own modules
   banner: {
     js: 'import { createRequire as __toolcapRequire } from "node:module"; const require = __toolcapRequire(import.meta.url);'
   },
-  chunkNames: "chunks/[name]-[hash]",
-  legalComments: "none",
-  logLevel: "warning"
+  chunkNames: "chunks/[name]-[hash]"
 })
+
+// `toolcap call` as one CommonJS file, which the bin compiles with a V8 code cache (Node 20 has
+// none for ES modules). `import.meta.url` becomes the file's URL; `import()` of what stays
+// outside (the optional peers, ripgrep) goes through the loader's own dynamic import.
+const callFile = path.join(out, "call.cjs")
+await esbuild.build({
+  ...common,
+  entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
+  outfile: callFile,
+  format: "cjs",
+  define: { "import.meta.url": "__toolcapUrl" },
+  // non-ASCII escaped, so the loader reads the file as latin1
+  charset: "ascii",
+  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
+})
+const dynamicImport = /\bimport\((?=["'`])/g
+fs.writeFileSync(callFile, fs.readFileSync(callFile, "utf8").replace(dynamicImport, "__toolcapImport("))
 fs.chmodSync(path.join(out, "bin.js"), 0o755)
 // the viewer's front end (`toolcap ui`, `mcp --ui`), served from dist/ui beside the bundle
 fs.cpSync(path.join(root, "../viewer/dist/ui"), path.join(out, "ui"), { recursive: true })
+writeTypes(root)

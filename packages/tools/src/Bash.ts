@@ -45,8 +45,10 @@ import * as Output from "./internal/processOutput.js"
  * @category models
  */
 export const BashInput = Schema.Struct({
-  command: Schema.String.annotations({ description: "The shell command to run (bash -c)." }),
-  timeout: Schema.optional(Schema.Number.annotations({ description: "Timeout in seconds." }))
+  /** The shell command, run with `bash -c` in the workspace directory. */
+  command: Schema.String,
+  /** Seconds before the process tree is stopped; the allowed range comes from the budgets. */
+  timeout: Schema.optional(Schema.Number)
 })
 
 /**

@@ -11,6 +11,7 @@
 import * as Effect from "effect/Effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Exit from "effect/Exit"
+import type { Writable } from "node:stream"
 import { writeAllSync } from "./writeSync.js"
 
 /** Exit codes of the CLI. @internal */
@@ -21,17 +22,22 @@ export const ExitCode = {
   interrupted: 130
 } as const
 
-/** Resolves once everything queued on `process.stdout` was handed to the OS. */
-const stdoutFlushed: Effect.Effect<void> = Effect.async<void>((resume) => {
-  if (process.stdout.writableLength === 0 || process.stdout.destroyed) return resume(Effect.void)
-  const done = () => resume(Effect.void)
-  process.stdout.once("drain", done)
-  process.stdout.once("close", done)
-  return Effect.sync(() => {
-    process.stdout.off("drain", done)
-    process.stdout.off("close", done)
+/**
+ * Resolves once everything queued on `stream` was handed to the OS (or the stream is gone).
+ * Waiting for `drain` is not enough: it is emitted only after a write that returned false, and
+ * a short line queued behind a full pipe returns true — the answer line would then wait for a
+ * `drain` that never comes. An empty write's callback runs after every write before it.
+ *
+ * @internal
+ */
+export const flushed = (stream: Writable): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (stream.writableLength === 0 || stream.destroyed || stream.writableEnded) return resume(Effect.void)
+    // called with an error instead when the stream is destroyed first: nothing is left to wait for
+    stream.write("", () => resume(Effect.void))
   })
-})
+
+const stdoutFlushed: Effect.Effect<void> = Effect.suspend(() => flushed(process.stdout))
 
 /** Writes one JSON line to stdout synchronously (after any queued stream lines). @internal */
 export const writeLine = (value: unknown): void => writeAllSync(1, `${JSON.stringify(value)}\n`)
