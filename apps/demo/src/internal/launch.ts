@@ -51,7 +51,11 @@ export const launch = async (
   // `checkpoint build` loads only the checkpoint package and SQLite, unless its command line needs the framework
   const fastBuild = argv[0] === "checkpoint" && argv[1] === "build" ? entries.checkpointBuild : undefined
 
-  const entry = fastCall ? await entries.call() : fastBuild !== undefined ? await fastBuild() : await entries.cli()
+  const entry = fastCall
+    ? await entries.call()
+    : fastBuild !== undefined
+      ? await fastBuild()
+      : await entries.cli()
   // This listener stays: removing the last listener of a signal closes Node's watcher for it, and
   // a signal already caught but not yet dispatched would be lost before the runtime's listener exists.
   started = true
