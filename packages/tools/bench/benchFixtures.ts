@@ -37,3 +37,29 @@ export const runMain = (main: () => Promise<number>): void => {
     }
   )
 }
+
+/** One figure a bench compares against a target, printed as a `BENCH {json}` line (collected by `pnpm bench`). */
+export interface BenchFigure {
+  readonly issue: number
+  /** What was measured, short. */
+  readonly measure: string
+  readonly figure: number
+  readonly baseline: number
+  readonly unit: string
+  /** What the in-run baseline is. */
+  readonly baselineName: string
+  readonly ratio: number
+  /** The target as text, e.g. `<= 2.0`. */
+  readonly target: string
+  readonly met: boolean
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000
+
+/** Prints `BENCH {json}` for one figure, with the 1-minute load average at the time. */
+export const benchLine = (figure: BenchFigure): void => {
+  const load = Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0])
+  console.log(
+    `BENCH ${JSON.stringify({ ...figure, figure: round(figure.figure), baseline: round(figure.baseline), ratio: round(figure.ratio), load })}`
+  )
+}
