@@ -82,15 +82,21 @@ export const listFiles = (
       { cwd: target.realPath, onData: (chunk) => decoder.push(chunk) }
     )
     decoder.end()
-    if (exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)) {
-      return yield* new ToolError.ToolInvalidInput({
-        tool: "Grep",
-        field: "type",
-        reason: `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`
-      })
-    }
+    yield* unknownType(exit)
     return datedInOrder(relatives, target)
   })
+
+/** A `--type` name ripgrep does not know, reported as Grep's invalid input. */
+export const unknownType = (exit: Rg.Exit): Effect.Effect<void, ToolError.ToolInvalidInput> =>
+  exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)
+    ? Effect.fail(
+        new ToolError.ToolInvalidInput({
+          tool: "Grep",
+          field: "type",
+          reason: `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`
+        })
+      )
+    : Effect.void
 
 const datedInOrder = (relatives: ReadonlyArray<string>, target: Roots.Resolved): Candidates => {
   const prefix = Roots.displayPrefix(target)
