@@ -38,12 +38,14 @@ const BATCH_GROWTH = 4
 const BATCH_SPARE = 1.5
 const MAX_BATCH_FILES = 65_536
 /**
- * Candidates known to be this few are searched in one run: one process over a few hundred files
- * costs less than a second process start (about 10 ms from a Node host), and one run is also the
- * pattern's validation. Larger trees start with a small batch, since a common pattern is answered
- * by the newest files alone and everything else a run prints is parsed for nothing.
+ * Candidates known to be this few are searched in one run: one process over a couple of thousand
+ * files costs less than a second process start (about 10 ms from a Node host), and one run is
+ * also the pattern's validation. A run this small searches on one thread, so ripgrep prints the
+ * files in the order given and the run is stopped as soon as the result is capped (a common
+ * pattern is answered by the newest files alone, like `rg | head`). Larger trees start with a
+ * small batch.
  */
-export const ONE_RUN_FILES = 512
+export const ONE_RUN_FILES = 2048
 /**
  * Path bytes per run, well inside Linux's 2 MiB argument space (shared with the environment); at
  * typical path lengths this is the bound that applies, not MAX_BATCH_FILES.
@@ -85,6 +87,8 @@ interface FileHits {
   bytes: number
   /** Count and files modes: matching lines, or 1 for "has a match". */
   matchedLines: number
+  /** Known to be a text file (the binary sniff already ran on it). */
+  text?: boolean
 }
 
 export interface CollectInput {
@@ -187,7 +191,7 @@ const makeResult = (c: CollectInput) => {
     if (leftOver) return false
     if (found.matchedLines === 0 && found.lines.length === 0) return true
     // the files Read refuses are skipped silently (spec §6.3)
-    if (isBinary(candidate, budgets)) return true
+    if (found.text !== true && isBinary(candidate, budgets)) return true
     if (gate.full()) {
       leftOver = true
       return false
@@ -386,9 +390,45 @@ const runBatch = (
         else retained += file.bytes
       }
     }
+    // on one thread ripgrep prints the files in the order given: once the files before the one
+    // printing now hold one entry past what is left (binary files, which the result skips, not
+    // counted), nothing later can be shown and the run is stopped
+    const ordered = !walk && batch.length > 1 && batch.length <= ONE_RUN_FILES
+    let stopRun: (() => void) | undefined
+    let stopped = false
+    let currentIndex = -1
+    let current: FileHits | undefined
+    let orderedEntries = 0
+    let orderedBytes = 0
+    const completed = () => {
+      const file = current
+      current = undefined
+      if (file === undefined || (file.matchedLines === 0 && file.lines.length === 0)) return
+      if (isBinary(batch[currentIndex]!, c.budgets)) {
+        hits.delete(batch[currentIndex]!.relative)
+        return
+      }
+      file.text = true
+      orderedEntries += mode === "content" ? file.lines.length : 1
+      orderedBytes += file.bytes
+    }
     const onRecord = (record: Records.SearchRecord) => {
+      if (stopped) return
+      if (ordered) {
+        const index = order.get(record.path) ?? -1
+        if (index !== currentIndex) {
+          completed()
+          if (orderedEntries > entriesLeft || orderedBytes > bytesLeft) {
+            stopped = true
+            stopRun?.()
+            return
+          }
+          currentIndex = index
+        }
+      }
       const file = hitsOf(walk && record.path.startsWith("./") ? record.path.slice(2) : record.path)
       if (file === undefined) return
+      current = file
       if (mode !== "content") {
         file.matchedLines = record.count
         return
@@ -408,10 +448,18 @@ const runBatch = (
         ...(walk ? ["--binary"] : []),
         ...modeFlags(mode, maxLineChars),
         ...maxCount,
+        ...(ordered ? ["--threads=1"] : []),
         ...(walk ? [...Rg.excludeGitFlags, "--", "."] : ["--"]),
         ...(walk ? [] : batch.length === 0 ? ["/dev/null"] : batch.map((candidate) => candidate.relative))
       ],
-      { cwd: c.cwd, stdin: c.stdin, onData: (chunk) => decoder.push(chunk) }
+      {
+        cwd: c.cwd,
+        stdin: c.stdin,
+        onData: (chunk, stop) => {
+          stopRun = stop
+          decoder.push(chunk)
+        }
+      }
     )
     decoder.end()
     yield* runFailure(c, exit)

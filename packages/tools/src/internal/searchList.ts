@@ -162,7 +162,7 @@ export const fromIndex = (
   files: ReadonlyArray<{ readonly relative: string; readonly mtimeMs: number }>,
   target: Roots.Resolved,
   glob: string | undefined,
-  countUpTo: number = 512
+  countUpTo: number = 2048
 ): Candidates => {
   const keep = glob === undefined ? undefined : globFilter(glob)
   const prefix = Roots.displayPrefix(target)
