@@ -562,23 +562,21 @@ const execute = (
                 new ToolError.ToolSpawnFailed({ command: `${Proc.shell().file} -c`, reason: error.reason })
             )
           )
-        // a batch of reads at a time, pulled straight from the pipe (no stream machinery per call);
-        // without a `stream` consumer nothing in it suspends
+        // for a `stream` consumer a batch of reads at a time, pulled straight from the pipe (no stream
+        // machinery per call), waiting while its queue is full
         const pump = (stream: Proc.StreamName): Effect.Effect<void> => {
+          // nobody waits on the chunks: every read goes to the capture as it arrives
+          if (options.offer === undefined)
+            return proc.consume[stream]((bytes) => deliverNow(stream, outputs[stream].push(bytes)))
           const loop: Effect.Effect<void> = Effect.matchEffect(proc.pull[stream], {
             onFailure: () => Effect.void,
-            onSuccess: (reads) => {
-              if (options.offer === undefined) {
-                for (const bytes of reads) deliverNow(stream, outputs[stream].push(bytes))
-                return loop
-              }
-              return Effect.zipRight(
+            onSuccess: (reads) =>
+              Effect.zipRight(
                 Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
                   discard: true
                 }),
                 loop
               )
-            }
           })
           return loop
         }

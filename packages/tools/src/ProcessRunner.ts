@@ -145,6 +145,15 @@ export interface RunningProcess {
     readonly stdout: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
     readonly stderr: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
   }
+  /**
+   * The same bytes again (one way of reading per pipe), handed to a synchronous consumer as each
+   * read arrives, without backpressure or any effect per read; completes at the pipe's end. For a
+   * consumer that never waits (a capture), where the cost per read is the whole cost.
+   */
+  readonly consume: {
+    readonly stdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+    readonly stderr: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+  }
   /** Completes when the main process exited (its pipes may still be held open by others). */
   readonly exit: Effect.Effect<ExitStatus>
   /** The main process's exit status once it exited, else undefined (no waiting). */
@@ -182,6 +191,7 @@ const PIPE_BUFFER_CHUNKS = 16
 
 interface Pipe {
   readonly pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
+  readonly consume: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
   readonly stream: Stream.Stream<Uint8Array>
   readonly ended: () => boolean
   readonly close: () => void
@@ -203,7 +213,13 @@ const pipeOf = (readable: Readable): Pipe => {
     wake = undefined
     resume?.()
   }
+  // set while a synchronous consumer reads: every read goes straight to it
+  let direct: ((bytes: Uint8Array) => void) | undefined
   const onData = (chunk: Uint8Array) => {
+    if (direct !== undefined) {
+      direct(chunk)
+      return
+    }
     buffer.push(chunk)
     if (buffer.length >= PIPE_BUFFER_CHUNKS && !paused) {
       paused = true
@@ -240,8 +256,27 @@ const pipeOf = (readable: Readable): Pipe => {
       })
     }).pipe(Effect.zipRight(pull))
   })
+  const consume = (onBytes: (bytes: Uint8Array) => void): Effect.Effect<void> =>
+    Effect.async<void>((resume) => {
+      // what was read before comes first
+      const before = buffer
+      buffer = []
+      for (const chunk of before) onBytes(chunk)
+      if (done) return resume(Effect.void)
+      direct = onBytes
+      wake = () => resume(Effect.void)
+      if (paused) {
+        paused = false
+        readable.resume()
+      }
+      return Effect.sync(() => {
+        direct = undefined
+        wake = undefined
+      })
+    })
   return {
     pull,
+    consume,
     stream: Stream.repeatEffectChunkOption(pull),
     ended: () => ended,
     close: () => {
@@ -426,6 +461,7 @@ const makeRunner = (
         stdout: stdout.stream,
         stderr: stderr.stream,
         pull: { stdout: stdout.pull, stderr: stderr.pull },
+        consume: { stdout: stdout.consume, stderr: stderr.consume },
         exit: Deferred.await(exited),
         exitStatus: () => exitedFlag.status,
         stop,
