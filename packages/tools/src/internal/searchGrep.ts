@@ -319,6 +319,29 @@ const addLine = (
   return size
 }
 
+/**
+ * One ripgrep run, its output fed to `decoder` (ended with the run); `onStop` gets the way to
+ * kill the run early once output has begun.
+ */
+const runInto = (
+  c: { readonly rg: string; readonly stdin: string | undefined },
+  args: ReadonlyArray<string>,
+  cwd: string,
+  decoder: { readonly push: (chunk: Buffer) => void; readonly end: () => void },
+  onStop: (stop: () => void) => void
+) =>
+  Effect.tap(
+    Rg.run(c.rg, args, {
+      cwd,
+      stdin: c.stdin,
+      onData: (chunk, stop) => {
+        onStop(stop)
+        decoder.push(chunk)
+      }
+    }),
+    () => Effect.sync(() => decoder.end())
+  )
+
 /** The pattern's refusal or the run's end by a signal, as the tool reports them. */
 const runFailure = (c: { readonly pattern: string }, exit: Rg.Exit) =>
   // ripgrep refuses a bad pattern before it searches: exit 2 and its reason (file errors are
@@ -440,8 +463,8 @@ const runBatch = (
     const decoder = Records.decoder(mode, columns + 64, onRecord)
     const maxCount =
       mode === "filesWithMatches" ? [] : mode === "content" ? [`--max-count=${entriesLeft + 1}`] : []
-    const exit = yield* Rg.run(
-      c.rg,
+    const exit = yield* runInto(
+      c,
       [
         ...c.flags,
         // before the mode's flags: content mode's --text overrides it
@@ -452,16 +475,10 @@ const runBatch = (
         ...(walk ? [...Rg.excludeGitFlags, "--", "."] : ["--"]),
         ...(walk ? [] : batch.length === 0 ? ["/dev/null"] : batch.map((candidate) => candidate.relative))
       ],
-      {
-        cwd: c.cwd,
-        stdin: c.stdin,
-        onData: (chunk, stop) => {
-          stopRun = stop
-          decoder.push(chunk)
-        }
-      }
+      c.cwd,
+      decoder,
+      (stop) => (stopRun = stop)
     )
-    decoder.end()
     yield* runFailure(c, exit)
     return hits
   })
@@ -577,8 +594,8 @@ export const collectWalk = (
       addLine(file.hits, record, columns, maxLineChars)
     }
     const decoder = Records.decoder(mode, columns + 64, onRecord)
-    const exit = yield* Rg.run(
-      c.rg,
+    const exit = yield* runInto(
+      c,
       [
         ...c.flags,
         // a walked file is searched as a named one is (not abandoned at a late NUL byte); before
@@ -592,16 +609,10 @@ export const collectWalk = (
         "--",
         "."
       ],
-      {
-        cwd: c.root,
-        stdin: c.stdin,
-        onData: (chunk, stop) => {
-          stopRun = stop
-          decoder.push(chunk)
-        }
-      }
+      c.root,
+      decoder,
+      (stop) => (stopRun = stop)
     )
-    decoder.end()
     yield* unknownType(exit)
     yield* runFailure(c, exit)
     if (!done) {
