@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Sink from "effect/Sink"
 import { minByteBudget } from "./Budgets.js"
 import * as Marker from "./Marker.js"
+import { countNewlines } from "./internal/newlines.js"
 import * as Utf8 from "./Utf8.js"
 
 /**
@@ -104,10 +105,9 @@ const noNewlines: Newlines = { count: 0, first: -1, last: -1, previous: -1 }
 const scanNewlines = (buffer: Buffer): Newlines => {
   const first = buffer.indexOf(NEWLINE)
   if (first === -1) return noNewlines
-  let count = 1
-  // The hot loop only counts, exactly like a plain newline counter; the positions the totals need
-  // are found afterwards by searching back from the end, which costs one short scan per buffer.
-  for (let at = buffer.indexOf(NEWLINE, first + 1); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) count++
+  // The hot loop only counts (internal/newlines); the positions the totals need are found
+  // afterwards by searching back from the end, which costs one short scan per buffer.
+  const count = 1 + countNewlines(buffer, first + 1)
   if (count === 1) return { count, first, last: first, previous: -1 }
   const last = buffer.lastIndexOf(NEWLINE)
   return { count, first, last, previous: count === 2 ? first : buffer.lastIndexOf(NEWLINE, last - 1) }

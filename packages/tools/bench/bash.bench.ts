@@ -46,7 +46,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { Procfs } from "@toolcap/spill"
+import { benchLine } from "./benchFixtures.js"
 
 // 99 characters and a newline per line, cut at exactly 1 GiB
 const GIB_COMMAND =
@@ -151,12 +152,23 @@ interface LatencyReport {
   readonly prologue: ReadonlyArray<number>
   /** The floor of any supervised call, for information: `bash -c 'echo hi'` in a session of its own. */
   readonly detachedBash: ReadonlyArray<number>
+  /**
+   * The floor of the launcher entry, for information: a bare spawn of the launcher running
+   * `bash -c 'echo hi'` in a fresh cgroup (mkdir, spawn, wait, rmdir), no toolcap code.
+   */
+  readonly launcherFloor: ReadonlyArray<number>
 }
 
-const bareEcho = (shell = "sh", detached = false): Promise<number> =>
+const bareEcho = (shell = "sh", detached = false, launcher?: string): Promise<number> =>
   new Promise((resolve, reject) => {
     const start = performance.now()
-    const child = spawn(shell, ["-c", "echo hi"], { stdio: ["ignore", "pipe", "pipe"], detached })
+    const args = ["-c", "echo hi"]
+    const child =
+      launcher === undefined
+        ? spawn(shell, args, { stdio: ["ignore", "pipe", "pipe"], detached })
+        : spawn(process.env[LAUNCHER_VARIABLE]!, ["--cgroup", launcher, "--", shell, ...args], {
+            stdio: ["ignore", "pipe", "pipe"]
+          })
     child.stdout.resume()
     child.stderr.resume()
     child.on("error", reject)
@@ -188,15 +200,30 @@ const latencyRun = async (dir: string): Promise<LatencyReport> => {
   const bare: Array<number> = []
   const prologue: Array<number> = []
   const detachedBash: Array<number> = []
+  const launcherFloor: Array<number> = []
+  // the launcher floor's cgroups live in a parent of their own beside the runner's
+  const cg = entry === "launcher" ? Procfs.cgroup2() : undefined
+  const floorParent =
+    cg === undefined ? undefined : path.join(cg.mount, cg.own, `toolcap-bench-floor-${process.pid}`)
+  const launcherEcho = async (round: number) => {
+    const cgroupDir = path.join(floorParent!, `c${round}`)
+    const start = performance.now()
+    fs.mkdirSync(cgroupDir, { recursive: true })
+    await bareEcho("bash", false, cgroupDir)
+    fs.rmdirSync(cgroupDir)
+    return performance.now() - start
+  }
   for (let round = 0; round < LATENCY_CALLS; round++) {
     bare.push(await bareEcho())
     tool.push((await call()).ms)
     if (callPrologue !== undefined) prologue.push((await callPrologue()).ms)
     detachedBash.push(await bareEcho("bash", true))
+    if (floorParent !== undefined) launcherFloor.push(await launcherEcho(round))
   }
+  if (floorParent !== undefined) fs.rmdirSync(floorParent)
   await runtime.dispose()
   await prologueRuntime?.dispose()
-  return { tool, bare, containment, entry, prologue, detachedBash }
+  return { tool, bare, containment, entry, prologue, detachedBash, launcherFloor }
 }
 
 /** Starts `count` idle processes (sleeps under one shell, in a group of their own); resolves once all run. */
@@ -339,6 +366,20 @@ const runStopChild = (bundle: string, dir: string): Promise<StopReport> =>
     )
   })
 
+/** A 1 GiB figure against the bare drain, as a BENCH line. */
+const gibLine = (measure: string, figure: number, baseline: number, target: number) =>
+  benchLine({
+    issue: 9,
+    measure: `1 GiB of 100-byte yes lines through Bash.run, ${measure}`,
+    figure,
+    baseline,
+    unit: "ms",
+    baselineName: "bare Node drain, detached spawn",
+    ratio: figure / baseline,
+    target: `<= ${target}`,
+    met: figure / baseline <= target
+  })
+
 const main = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bash-bench-"))
   process.env[LAUNCHER_VARIABLE] ??= fileURLToPath(new URL("../dist/native/toolcap-confine", import.meta.url))
@@ -348,9 +389,20 @@ const main = async () => {
     const bundle = await bundleChild(dir)
 
     // 1. per-call latency, then the same with 2,000 extra idle processes
-    const latency = (label: string, report: LatencyReport, target: number) => {
+    const latency = (label: string, report: LatencyReport, target: number, measure: string) => {
       const ratio = median(report.tool) / median(report.bare)
       const ok = ratio <= target
+      benchLine({
+        issue: 9,
+        measure: `${measure} (${report.containment} tier${report.entry === undefined ? "" : `, ${report.entry} entry`})`,
+        figure: median(report.tool),
+        baseline: median(report.bare),
+        unit: "ms",
+        baselineName: "bare spawn(sh -c echo hi), same process",
+        ratio,
+        target: `<= ${target}`,
+        met: ok
+      })
       console.log(
         `Bash echo hi per call${label} (${report.containment} tier${report.entry === undefined ? "" : `, ${report.entry} entry`}): median ${fmt(median(report.tool), 2)} ms vs baseline bare spawn(sh -c echo hi) median ${fmt(median(report.bare), 2)} ms — ratio ${fmt(ratio, 2)} (target <= ${target}) ${ok ? "OK" : "MISSED"}`
       )
@@ -362,20 +414,21 @@ const main = async () => {
       console.log(
         `(information) floor: bare spawn(bash -c echo hi) in a session of its own (as the tool must run it): median ${fmt(median(report.detachedBash), 2)} ms — ratio ${fmt(median(report.detachedBash) / median(report.bare), 2)} to the baseline`
       )
-      reportFigure({
-        issue: 9,
-        measure: `Bash echo hi per call${label.includes("extra idle") ? ` with ${IDLE_PROCESSES} extra idle processes` : ""} (${report.containment} tier)`,
-        figure: median(report.tool),
-        baseline: median(report.bare),
-        baselineName: "bare spawn(sh -c echo hi)",
-        unit: "ms",
-        target: { op: "<=", value: target }
-      })
+      if (report.launcherFloor.length > 0) {
+        console.log(
+          `(information) floor of the launcher entry: mkdir cgroup + bare spawn(launcher --cgroup … bash -c echo hi) + rmdir, no toolcap code: median ${fmt(median(report.launcherFloor), 2)} ms — ratio ${fmt(median(report.launcherFloor) / median(report.bare), 2)} to the baseline; toolcap's own share ${fmt(median(report.tool) - median(report.launcherFloor), 2)} ms per call`
+        )
+      }
       return ok
     }
     const unloaded = await runLatencyChild(bundle, dir)
     const unloadedTier = unloaded.containment
-    const unloadedOk = latency(` (${processCount()} processes on the machine)`, unloaded, LATENCY_TARGET)
+    const unloadedOk = latency(
+      ` (${processCount()} processes on the machine)`,
+      unloaded,
+      LATENCY_TARGET,
+      "Bash echo hi per call"
+    )
     failed ||= !unloadedOk
     const forced = await runLatencyChild(bundle, dir, "group")
     if (forced.containment !== unloadedTier) {
@@ -389,7 +442,8 @@ const main = async () => {
       const loadedOk = latency(
         ` with ${IDLE_PROCESSES} extra idle processes (${processes} on the machine)`,
         await runLatencyChild(bundle, dir),
-        LATENCY_LOADED_TARGET
+        LATENCY_LOADED_TARGET,
+        `Bash echo hi per call with ${IDLE_PROCESSES} extra idle processes`
       )
       failed ||= !loadedOk
     } finally {
@@ -411,11 +465,23 @@ const main = async () => {
     }
     const ratio = best(tool.map((r) => r.wallMs)) / best(drain.map((r) => r.wallMs))
     const ratioOk = ratio <= RATIO_TARGET
+    gibLine(
+      "wall time (best of rounds)",
+      best(tool.map((r) => r.wallMs)),
+      best(drain.map((r) => r.wallMs)),
+      RATIO_TARGET
+    )
     console.log(
       `1 GiB of 100-byte yes lines through Bash.run: ${fmt(best(tool.map((r) => r.wallMs)))} ms (median ${fmt(median(tool.map((r) => r.wallMs)))}) vs baseline bare Node drain ${fmt(best(drain.map((r) => r.wallMs)))} ms (median ${fmt(median(drain.map((r) => r.wallMs)))}) — ratio ${fmt(ratio, 2)} (target <= ${RATIO_TARGET}) ${ratioOk ? "OK" : "MISSED"}`
     )
     const cpuRatio = median(tool.map((r) => r.cpuMs)) / median(drain.map((r) => r.cpuMs))
     const cpuOk = cpuRatio <= CPU_RATIO_TARGET
+    gibLine(
+      "host CPU (median)",
+      median(tool.map((r) => r.cpuMs)),
+      median(drain.map((r) => r.cpuMs)),
+      CPU_RATIO_TARGET
+    )
     console.log(
       `host CPU for that 1 GiB: median ${fmt(median(tool.map((r) => r.cpuMs)))} ms vs baseline bare Node drain median ${fmt(median(drain.map((r) => r.cpuMs)))} ms — ratio ${fmt(cpuRatio, 2)} (target <= ${CPU_RATIO_TARGET}) ${cpuOk ? "OK" : "MISSED"}`
     )
@@ -424,55 +490,41 @@ const main = async () => {
     )
     const rss = Math.max(...tool.map((r) => r.peakRssMb))
     const rssOk = rss <= RSS_TARGET_MB
+    const drainRss = Math.max(...drain.map((r) => r.peakRssMb))
+    benchLine({
+      issue: 9,
+      measure: "peak RSS of a Bash-tool run of 1 GiB",
+      figure: rss,
+      baseline: drainRss,
+      unit: "MB",
+      baselineName: "bare Node drain, same bundle",
+      ratio: rss / drainRss,
+      target: `<= ${RSS_TARGET_MB} MB`,
+      met: rssOk
+    })
     console.log(
       `peak RSS of a Bash-tool run: ${fmt(rss)} MB vs baseline bare Node drain ${fmt(Math.max(...drain.map((r) => r.peakRssMb)))} MB (same bundle) — target <= ${RSS_TARGET_MB} MB ${rssOk ? "OK" : "MISSED"}`
     )
-    const drainName = "bare Node drain (detached spawn)"
-    reportFigure({
-      issue: 9,
-      measure: "1 GiB of 100-byte yes lines through Bash.run: wall time (best run)",
-      figure: best(tool.map((r) => r.wallMs)),
-      baseline: best(drain.map((r) => r.wallMs)),
-      baselineName: drainName,
-      unit: "ms",
-      target: { op: "<=", value: RATIO_TARGET }
-    })
-    reportFigure({
-      issue: 9,
-      measure: "1 GiB through Bash.run: host CPU (median)",
-      figure: median(tool.map((r) => r.cpuMs)),
-      baseline: median(drain.map((r) => r.cpuMs)),
-      baselineName: drainName,
-      unit: "ms",
-      target: { op: "<=", value: CPU_RATIO_TARGET }
-    })
-    reportFigure({
-      issue: 9,
-      measure: "1 GiB through Bash.run: host peak RSS",
-      figure: rss,
-      baseline: Math.max(...drain.map((r) => r.peakRssMb)),
-      baselineName: drainName,
-      unit: "MB",
-      target: { op: "<=", value: RSS_TARGET_MB, of: "figure" }
-    })
     failed ||= !ratioOk || !cpuOk || !rssOk
 
     // 3. from the deadline to TOOL_TIMEOUT, in a bundled child too
     const { stops, bare } = await runStopChild(bundle, dir)
     const stopMedian = median(stops)
     const stopOk = stopMedian <= STOP_TARGET_MS
+    benchLine({
+      issue: 9,
+      measure: "deadline -> TOOL_TIMEOUT, SIGTERM-respecting tree of 3 (median)",
+      figure: stopMedian,
+      baseline: median(bare),
+      unit: "ms",
+      baselineName: "bare kill(-pgid) + exit event",
+      ratio: stopMedian / median(bare),
+      target: `<= ${STOP_TARGET_MS} ms`,
+      met: stopOk
+    })
     console.log(
       `deadline -> TOOL_TIMEOUT (SIGTERM-respecting tree of 3): median ${fmt(stopMedian)} ms (all: ${stops.map((ms) => fmt(ms)).join(", ")}) vs baseline bare kill(-pgid)+exit median ${fmt(median(bare), 1)} ms — target <= ${STOP_TARGET_MS} ms ${stopOk ? "OK" : "MISSED"}`
     )
-    reportFigure({
-      issue: 9,
-      measure: "deadline to TOOL_TIMEOUT, SIGTERM-respecting tree of 3 (median)",
-      figure: stopMedian,
-      baseline: median(bare),
-      baselineName: "bare kill(-pgid) + exit",
-      unit: "ms",
-      target: { op: "<=", value: STOP_TARGET_MS, of: "figure" }
-    })
     failed ||= !stopOk
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })

@@ -1,4 +1,5 @@
 // Shared by the benches: a temp dir removed at exit (also on Ctrl-C), and the median.
+import { reportFigure } from "../../../bench/report/src/index.js"
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
 import * as fs from "node:fs"
@@ -36,4 +37,44 @@ export const runMain = (main: () => Promise<number>): void => {
       process.exitCode = 1
     }
   )
+}
+
+/** One figure a bench compares against a target, printed as a `BENCH {json}` line (collected by `pnpm bench`). */
+export interface BenchFigure {
+  readonly issue: number
+  /** What was measured, short. */
+  readonly measure: string
+  readonly figure: number
+  readonly baseline: number
+  readonly unit: string
+  /** What the in-run baseline is. */
+  readonly baselineName: string
+  readonly ratio: number
+  /** The target as text, e.g. `<= 2.0`. */
+  readonly target: string
+  readonly met: boolean
+}
+
+/**
+ * Prints `BENCH {json}` for one figure through the repository's one line format (`bench/report`):
+ * the target text `<= 2` bounds the ratio, `<= 150 MB` (a unit after the number) the figure itself.
+ */
+export const benchLine = (figure: BenchFigure): void => {
+  const target = /^(<=|<|>=|>)\s*([\d.]+)\s*(\S+)?$/.exec(figure.target.trim())
+  if (target === null) throw new Error(`benchLine: unreadable target ${figure.target}`)
+  const met = reportFigure({
+    issue: figure.issue,
+    measure: figure.measure,
+    figure: figure.figure,
+    baseline: figure.baseline,
+    baselineName: figure.baselineName,
+    unit: figure.unit,
+    ratio: figure.ratio,
+    target: {
+      op: target[1] as "<=" | "<" | ">=" | ">",
+      value: Number(target[2]),
+      ...(target[3] === undefined ? {} : { of: "figure" as const })
+    }
+  })
+  if (met !== figure.met) throw new Error(`benchLine: ${figure.measure}: the bench and the report disagree on the target`)
 }

@@ -21,8 +21,7 @@ import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { LineIndex, Read, Workspace } from "@toolcap/tools"
-import { median, tempDirRemovedOnExit } from "./benchFixtures.js"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { benchLine, median, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const GiB = 1024 * 1024 * 1024
 const OFFSET = 18_000_000
@@ -137,18 +136,20 @@ const main = async () => {
   }
   const tailRatio = median(fromEnd) / median(tailBaseline)
   const tailOk = tailRatio <= 2
+  benchLine({
+    issue: 10,
+    measure: `Read of the last ${WINDOW} lines of 1 GiB (offset -${WINDOW}, cold index)`,
+    figure: median(fromEnd),
+    baseline: median(tailBaseline),
+    unit: "ms",
+    baselineName: `tail -n ${WINDOW}`,
+    ratio: tailRatio,
+    target: "<= 2",
+    met: tailOk
+  })
   console.log(
     `read the last ${WINDOW} lines of 1 GiB (offset -${WINDOW}, cold index): ${fmt(median(fromEnd))} vs baseline tail -n ${WINDOW} ${fmt(median(tailBaseline))} — ratio ${tailRatio.toFixed(2)} (target <= 2) ${tailOk ? "OK" : "MISSED"}`
   )
-  reportFigure({
-    issue: 10,
-    measure: `Read of the last ${WINDOW} lines of a 1 GiB file (cold index)`,
-    figure: median(fromEnd),
-    baseline: median(tailBaseline),
-    baselineName: `tail -n ${WINDOW}`,
-    unit: "ms",
-    target: { op: "<=", value: 2 }
-  })
   if (!tailOk) process.exitCode = 1
 
   const coldMs = median(cold)
@@ -166,24 +167,6 @@ const main = async () => {
   console.log(
     `memory: rss grew by at most ${(rssGrowth / 1024 / 1024).toFixed(1)} MiB during a cold read of the 1 GiB file`
   )
-  reportFigure({
-    issue: 10,
-    measure: `Read window at line ${OFFSET} of a 1 GiB file (cold index)`,
-    figure: coldMs,
-    baseline: baselineMs,
-    baselineName: "tail | head",
-    unit: "ms",
-    target: { op: "<=", value: RATIO_TARGET }
-  })
-  reportFigure({
-    issue: 10,
-    measure: "Read of the next page through the line index",
-    figure: median(next),
-    baseline: coldMs,
-    baselineName: "the first (cold) page",
-    unit: "ms",
-    target: { op: "<", value: NEXT_PAGE_SHARE_TARGET }
-  })
   if (!ratioOk || !shareOk) process.exitCode = 1
   await runtime.dispose()
 }

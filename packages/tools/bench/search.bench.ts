@@ -29,8 +29,7 @@ import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { FileIndex, Glob, Grep, LineIndex, Workspace } from "@toolcap/tools"
-import { loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { benchLine, loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const SIZES = (process.env["TOOLCAP_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number)
 const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 9)
@@ -192,18 +191,20 @@ const report = (
   const ratio = median(subject) / median(baseline)
   const ok = ratio <= target
   if (!ok) missed++
-  console.log(
-    `${label}: ${median(subject).toFixed(1)} ms vs ${baselineName} ${median(baseline).toFixed(1)} ms — ratio ${ratio.toFixed(2)} (target <= ${target}) ${ok ? "OK" : "MISSED"}`
-  )
-  reportFigure({
+  benchLine({
     issue: 10,
     measure: label,
     figure: median(subject),
     baseline: median(baseline),
-    baselineName,
     unit: "ms",
-    target: { op: "<=", value: target }
+    baselineName,
+    ratio,
+    target: `<= ${target}`,
+    met: ok
   })
+  console.log(
+    `${label}: ${median(subject).toFixed(1)} ms vs ${baselineName} ${median(baseline).toFixed(1)} ms — ratio ${ratio.toFixed(2)} (target <= ${target}) ${ok ? "OK" : "MISSED"}`
+  )
 }
 
 const measure = async (label: string, c: Case, host: Host, cwd: string, rounds: number) => {

@@ -90,6 +90,10 @@ static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP};
 
 /* Runs argv[0] in a session of its own inside the cgroup `dir`; returns its exit status, or dies of its signal. */
 static int run_in_cgroup(const char *dir, char **argv) {
+  /* the host starts the launcher in its own session (no new session: on Linux each is a scheduler
+     autogroup, costly to make and free, and the child makes the one the call needs); a process
+     group of its own keeps a terminal's signals to the host's group from reaching it */
+  setpgid(0, 0);
   int cgroup = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (cgroup < 0) return fail("cannot open the cgroup", dir);
   /* blocked until the handlers are in place: a signal sent meanwhile is forwarded, not lost */

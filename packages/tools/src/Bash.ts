@@ -276,9 +276,7 @@ export const decodeInput = (
 const makeRunId = Effect.gen(function* () {
   const high = yield* Random.nextIntBetween(0, 0x7fffffff)
   const low = yield* Random.nextIntBetween(0, 0x7fffffff)
-  const host = Proc.host()
-  const start = Number(host.startTime ?? 0)
-  return `${host.pid.toString(36)}-${start.toString(36)}-${high.toString(36)}${low.toString(36)}`
+  return `${Proc.hostRunPrefix()}${high.toString(36)}${low.toString(36)}`
 })
 
 /**
@@ -566,45 +564,56 @@ const execute = (
                 new ToolError.ToolSpawnFailed({ command: `${Proc.shell().file} -c`, reason: error.reason })
             )
           )
-        // a batch of reads at a time; without a `stream` consumer nothing in it suspends
-        const pump = (stream: Proc.StreamName) =>
-          Stream.runForEachChunk(proc[stream], (reads) =>
-            options.offer === undefined
-              ? Effect.sync(() => {
-                  for (const bytes of reads) deliverNow(stream, outputs[stream].push(bytes))
-                })
-              : Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
+        // for a `stream` consumer a batch of reads at a time, pulled straight from the pipe (no stream
+        // machinery per call), waiting while its queue is full
+        const pump = (stream: Proc.StreamName): Effect.Effect<void> => {
+          // nobody waits on the chunks: every read goes to the capture as it arrives
+          if (options.offer === undefined)
+            return proc.consume[stream]((bytes) => deliverNow(stream, outputs[stream].push(bytes)))
+          const loop: Effect.Effect<void> = Effect.matchEffect(proc.pull[stream], {
+            onFailure: () => Effect.void,
+            onSuccess: (reads) =>
+              Effect.zipRight(
+                Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
                   discard: true
-                })
-          )
+                }),
+                loop
+              )
+          })
+          return loop
+        }
         const pumps = yield* Effect.all([pump("stdout"), pump("stderr")], {
           concurrency: 2,
           discard: true
         }).pipe(Effect.forkScoped)
 
+        // only an abort signal or a chunk consumer that throws can end the call early: without
+        // them nothing is raced against the exit but the deadline
         const stopRequested = Effect.raceAll([
           Abort.aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
           Deferred.await(consumerFailed).pipe(
             Effect.map((error) => ({ kind: "ConsumerFailed", error }) as const)
           )
         ])
+        const stoppable = options.signal !== undefined || options.onChunk !== undefined
         const first = yield* Effect.raceAll([
           proc.exit.pipe(Effect.as({ kind: "Exited" } as const)),
           Effect.sleep(Duration.millis(Math.round(timeoutSeconds * 1000))).pipe(
             Effect.as({ kind: "TimedOut" } as const)
           ),
-          stopRequested
+          ...(stoppable ? [stopRequested] : [])
         ])
+        const drainedAll = () => pumps.unsafePoll() !== null
         // the deadline covers the main process; after its exit the pipes get the drain grace
+        const drain = Effect.timeoutOption(Fiber.join(pumps), Duration.millis(budgets.bashDrainGraceMs)).pipe(
+          Effect.as(first)
+        )
         const outcome =
-          first.kind === "Exited"
-            ? yield* Effect.raceAll([
-                Effect.timeoutOption(Fiber.join(pumps), Duration.millis(budgets.bashDrainGraceMs)).pipe(
-                  Effect.as(first)
-                ),
-                stopRequested
-              ])
-            : first
+          first.kind !== "Exited" || drainedAll()
+            ? first
+            : stoppable
+              ? yield* Effect.raceAll([drain, stopRequested])
+              : yield* drain
         // from here the call ends within kill grace + drain grace, whatever the tree does
         const stopStartedMs = yield* elapsedMs
         const stopped = yield* proc.stop
@@ -623,15 +632,17 @@ const execute = (
                   stopStartedMs + budgets.bashKillGraceMs + budgets.bashDrainGraceMs - (yield* elapsedMs)
                 )
               )
-        yield* Effect.timeoutOption(
-          Effect.all([Fiber.join(pumps), proc.exit], { discard: true }),
-          Duration.millis(rest)
-        )
+        if (!drainedAll() || proc.exitStatus() === undefined) {
+          yield* Effect.timeoutOption(
+            Effect.all([Fiber.join(pumps), proc.exit], { discard: true }),
+            Duration.millis(rest)
+          )
+        }
         const pipesHeld = !proc.pipesEnded()
         yield* proc.closePipes
         yield* Fiber.interrupt(pumps)
         yield* finishOutputs
-        const status = Option.getOrUndefined(yield* Effect.timeoutOption(proc.exit, Duration.zero))
+        const status = proc.exitStatus()
         const termination: Termination = { ...stopped, pipesHeld }
         switch (outcome.kind) {
           case "Exited":

@@ -10,8 +10,9 @@
  *   never, symlinks not followed, no ignore file above an explicit `path`), then `glob` and `type`
  *   filters. Binary files (`Binary`: the ones Read refuses) are skipped silently.
  * - Order: files by modification time, newest first, ties by path; lines in file order. The files
- *   come from the host's `FileIndex` when it has one, else from a ripgrep listing. The search runs
- *   in that order, in growing batches (one run for a small tree), and stops once `headLimit`
+ *   come from the host's `FileIndex` when it has one, searched in that order in growing batches
+ *   (one run for a small tree); without one, a single ripgrep run walks the directory newest
+ *   first. Either way the search stops once `headLimit`
  *   (default `grepHeadLimit`) or the search budget is reached, so a capped result holds the newest
  *   files' matches and costs less than searching everything.
  * - `outputMode`: `content` (matching lines, with optional context), `filesWithMatches` (also
@@ -282,26 +283,11 @@ const search = (input: unknown) =>
     ]
     const cwd = isDirectory ? target.realPath : path.dirname(target.realPath)
     const index = yield* Effect.serviceOption(FileIndex.FileIndex)
-    const candidates = !isDirectory
-      ? List.fromArray([
-          {
-            relative: target.realPath,
-            absolute: target.realPath,
-            display: target.display,
-            mtimeMs: target.stats.mtimeMs
-          }
-        ])
-      : yield* Option.match(
-          Option.isSome(index) && decoded.type === undefined
-            ? yield* index.value.files(target.realPath)
-            : Option.none(),
-          {
-            // file types are ripgrep's own knowledge: a typed search lists through ripgrep
-            onNone: () => List.listFiles(rg, target, decoded.type, decoded.glob),
-            onSome: (files) => Effect.succeed(List.fromIndex(files, target, decoded.glob))
-          }
-        )
-
+    // file types are ripgrep's own knowledge: a typed search is left to ripgrep's walk
+    const indexed =
+      isDirectory && Option.isSome(index) && decoded.type === undefined
+        ? yield* index.value.files(target.realPath)
+        : Option.none()
     const contextFlags =
       mode === "content"
         ? [
@@ -309,18 +295,40 @@ const search = (input: unknown) =>
             ...(after > 0 ? [`--after-context=${Math.min(after, contextCap)}`] : [])
           ]
         : []
-    const found = yield* Search.collect({
+    const common = {
       rg,
       cwd,
       mode,
-      candidates,
       flags: [...Rg.commonFlags, ...matchFlags, ...contextFlags, ...pattern.args],
       stdin: pattern.stdin,
       pattern: decoded.pattern,
       headLimit,
       budgets,
       contextClamped
-    })
+    }
+    const found =
+      isDirectory && Option.isNone(indexed)
+        ? // no index: one ripgrep run walks the directory newest first
+          yield* Search.collectWalk({
+            ...common,
+            root: target.realPath,
+            displayPrefix: Roots.displayPrefix(target),
+            selection: decoded.type !== undefined ? [`--type=${decoded.type}`] : [],
+            keep: decoded.glob === undefined ? undefined : List.globFilter(decoded.glob)
+          })
+        : yield* Search.collect({
+            ...common,
+            candidates: Option.isSome(indexed)
+              ? List.fromIndex(indexed.value, target, decoded.glob)
+              : List.fromArray([
+                  {
+                    relative: target.realPath,
+                    absolute: target.realPath,
+                    display: target.display,
+                    mtimeMs: target.stats.mtimeMs
+                  }
+                ])
+          })
     const tail = {
       truncated: found.truncated,
       ...(found.notice !== undefined ? { notice: found.notice } : {}),

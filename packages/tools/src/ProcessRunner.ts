@@ -16,6 +16,7 @@
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -127,13 +128,36 @@ export interface RunningProcess {
    * entry the launcher (outside the call's cgroup, the command's parent, ending with its status).
    */
   readonly pid: number
-  /** Start time from /proc, read before the process can be reaped (tells a reused pid apart). */
+  /**
+   * Start time from /proc, read before the process can be reaped (tells a reused pid apart);
+   * undefined in the cgroup tier, which does not need it.
+   */
   readonly startTime: string | undefined
   readonly containment: Containment
   readonly stdout: Stream.Stream<Uint8Array>
   readonly stderr: Stream.Stream<Uint8Array>
+  /**
+   * The same bytes as `stdout` and `stderr` (read one way or the other, not both), pulled
+   * directly: each pull takes every read buffered since the last one (waiting for one), and fails
+   * with `None` at the end. For a consumer on a hot path: no stream machinery per call.
+   */
+  readonly pull: {
+    readonly stdout: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
+    readonly stderr: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
+  }
+  /**
+   * The same bytes again (one way of reading per pipe), handed to a synchronous consumer as each
+   * read arrives, without backpressure or any effect per read; completes at the pipe's end. For a
+   * consumer that never waits (a capture), where the cost per read is the whole cost.
+   */
+  readonly consume: {
+    readonly stdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+    readonly stderr: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+  }
   /** Completes when the main process exited (its pipes may still be held open by others). */
   readonly exit: Effect.Effect<ExitStatus>
+  /** The main process's exit status once it exited, else undefined (no waiting). */
+  readonly exitStatus: () => ExitStatus | undefined
   /** Stops the whole tree (the process alone when not a tree); runs once, later calls share it. */
   readonly stop: Effect.Effect<Termination>
   /** Stops reading: both streams end, the pipes are closed on this side. Idempotent. */
@@ -166,6 +190,8 @@ export class ProcessRunner extends Context.Tag("@toolcap/tools/ProcessRunner")<
 const PIPE_BUFFER_CHUNKS = 16
 
 interface Pipe {
+  readonly pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
+  readonly consume: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
   readonly stream: Stream.Stream<Uint8Array>
   readonly ended: () => boolean
   readonly close: () => void
@@ -187,7 +213,13 @@ const pipeOf = (readable: Readable): Pipe => {
     wake = undefined
     resume?.()
   }
+  // set while a synchronous consumer reads: every read goes straight to it
+  let direct: ((bytes: Uint8Array) => void) | undefined
   const onData = (chunk: Uint8Array) => {
+    if (direct !== undefined) {
+      direct(chunk)
+      return
+    }
     buffer.push(chunk)
     if (buffer.length >= PIPE_BUFFER_CHUNKS && !paused) {
       paused = true
@@ -224,7 +256,27 @@ const pipeOf = (readable: Readable): Pipe => {
       })
     }).pipe(Effect.zipRight(pull))
   })
+  const consume = (onBytes: (bytes: Uint8Array) => void): Effect.Effect<void> =>
+    Effect.async<void>((resume) => {
+      // what was read before comes first
+      const before = buffer
+      buffer = []
+      for (const chunk of before) onBytes(chunk)
+      if (done) return resume(Effect.void)
+      direct = onBytes
+      wake = () => resume(Effect.void)
+      if (paused) {
+        paused = false
+        readable.resume()
+      }
+      return Effect.sync(() => {
+        direct = undefined
+        wake = undefined
+      })
+    })
   return {
+    pull,
+    consume,
     stream: Stream.repeatEffectChunkOption(pull),
     ended: () => ended,
     close: () => {
@@ -266,9 +318,20 @@ const makeRunner = (
       if (tree !== undefined && containment === "cgroup" && cgroupDir === undefined) {
         return yield* spawnFailed(options.file, options.cwd, "could not create the call's cgroup")
       }
-      // registered before the spawn: a host that dies right after it still has its lifeline
+      // registered before the spawn: a host that dies right after it still has its lifeline. A run
+      // id of this host is covered by one standing registration of all its call cgroups (no
+      // message to the watchdog per call); any other is registered for the call's life.
       const unregisterCgroup =
-        cgroupDir !== undefined ? Lifeline.register({ kind: "cg", dir: cgroupDir }) : () => {}
+        cgroupDir === undefined
+          ? () => {}
+          : tree!.runId.startsWith(Proc.hostRunPrefix())
+            ? (Lifeline.registerStanding({
+                kind: "cgs",
+                parent: cgroup!.parent,
+                prefix: Proc.hostRunPrefix()
+              }),
+              () => {})
+            : Lifeline.register({ kind: "cg", dir: cgroupDir })
       // the group tier knows the cookie before the spawn, the process group only after it: until
       // then the cookie alone names the tree (a host killed while the shell already runs)
       const unregisterCookie =
@@ -282,10 +345,11 @@ const makeRunner = (
               removed ? Effect.sync(unregisterCgroup) : Effect.void
             )
       const exited = yield* Deferred.make<ExitStatus>()
-      const exitedFlag = { done: false }
+      const exitedFlag: { done: boolean; status: ExitStatus | undefined } = { done: false, status: undefined }
 
       // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
       // the shell's status); the members, stopping and the report come from the cgroup either way
+      const launched = cgroupDir !== undefined && cgroup!.entry === "launcher"
       const { file, args } =
         cgroupDir !== undefined
           ? Cgroup.command(cgroup!.entry, cgroupDir, options.file, options.args)
@@ -300,7 +364,9 @@ const makeRunner = (
             cwd: options.cwd,
             env: options.env ?? process.env,
             stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-            detached: tree !== undefined,
+            // a tree runs in a session of its own; through the launcher the command gets it from
+            // the launcher (one new session per call, not two)
+            detached: tree !== undefined && !launched,
             lifeline: tree !== undefined ? "none" : "pid"
           })
         } catch (error) {
@@ -324,7 +390,8 @@ const makeRunner = (
         })
         child.once("exit", (code, signal) => {
           exitedFlag.done = true
-          Deferred.unsafeDone(exited, Exit.succeed({ code, signal }))
+          exitedFlag.status = { code, signal }
+          Deferred.unsafeDone(exited, Exit.succeed(exitedFlag.status))
         })
         if (options.stdin !== undefined) {
           // a process that ends before reading its stdin closes the pipe: not an error
@@ -333,8 +400,9 @@ const makeRunner = (
         }
       }).pipe(Effect.tapError(() => Effect.zipRight(Effect.sync(unregisterCookie), removeCgroup(0))))
       const { child, pid } = started
-      // still readable here: the exit of the child (if any) is reaped only after the spawn event
-      const startTime = Procfs.startTimeOf(pid)
+      // still readable here: the exit of the child (if any) is reaped only after the spawn event.
+      // Only the group tier needs it (to tell the root from a reused pid); a cgroup names its members
+      const startTime = cgroupDir === undefined ? Procfs.startTimeOf(pid) : undefined
       const unregisterGroupOnly =
         tree !== undefined && cgroupDir === undefined
           ? Lifeline.register({ kind: "pg", pgid: pid, cookie: tree.cookie })
@@ -362,6 +430,11 @@ const makeRunner = (
           // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited for
           // (the lifeline keeps it registered, the watchdog retries when the host ends)
           yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+          // the launcher (outside the cgroup) ends right after its child: waited for, so closing
+          // the scope leaves no process of the call behind
+          if (launched && !exitDone()) {
+            yield* Effect.timeoutOption(Deferred.await(exited), Duration.millis(tree.killWaitMs))
+          }
           return { containment, ...stopped }
         }
         // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
@@ -387,7 +460,10 @@ const makeRunner = (
         containment,
         stdout: stdout.stream,
         stderr: stderr.stream,
+        pull: { stdout: stdout.pull, stderr: stderr.pull },
+        consume: { stdout: stdout.consume, stderr: stderr.consume },
         exit: Deferred.await(exited),
+        exitStatus: () => exitedFlag.status,
         stop,
         closePipes,
         pipesEnded

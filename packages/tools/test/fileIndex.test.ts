@@ -173,7 +173,9 @@ describe("the file index", () => {
       Effect.gen(function* () {
         const env = yield* searchEnv({}, { fileIndex: true })
         const files: Record<string, string | Uint8Array> = { "x.png": "rare\n" }
-        for (let k = 0; k < 600; k++)
+        // more files than one ordered run takes (ONE_RUN_FILES), so the search starts with a batch
+        const count = 2100
+        for (let k = 0; k < count; k++)
           files[`d${k % 9}/f${k}.txt`] = k % 200 === 7 ? `a rare line ${k}\n` : "plain\n"
         // text to the binary sniff (no NUL in its first 4KB), the match after a later NUL
         files["late/nul.txt"] = Buffer.concat([Buffer.alloc(5000, "x"), Buffer.from("\0\nrare after nul\n")])
@@ -190,10 +192,11 @@ describe("the file index", () => {
         const result = rightOf(value)
         // the 32 newest files first, then the walk: two runs
         assert.strictEqual(spawns, 2)
+        // newest first: the rare lines from the highest k down, then the oldest file
+        const rare: Array<[string, number]> = []
+        for (let k = count - 1; k >= 0; k--) if (k % 200 === 7) rare.push([`d${k % 9}/f${k}.txt`, 1])
         assert.deepStrictEqual("matches" in result ? result.matches.map((m) => [m.path, m.line]) : [], [
-          ["d2/f407.txt", 1],
-          ["d0/f207.txt", 1],
-          ["d7/f7.txt", 1],
+          ...rare,
           ["late/nul.txt", 2]
         ])
       })

@@ -125,3 +125,14 @@ export const host = (): { readonly pid: number; readonly startTime: string | und
   (hostIdentity ??= { pid: process.pid, startTime: Procfs.startTimeOf(process.pid) })
 
 let hostIdentity: { readonly pid: number; readonly startTime: string | undefined } | undefined
+
+/**
+ * The start of every run id this host makes, `<pid36>-<start36>-` (base 36): the lifeline names
+ * all of this host's call cgroups and cookies by it with one registration instead of one per call.
+ *
+ * @internal
+ */
+export const hostRunPrefix = (): string =>
+  (runPrefix ??= `${host().pid.toString(36)}-${Number(host().startTime ?? 0).toString(36)}-`)
+
+let runPrefix: string | undefined

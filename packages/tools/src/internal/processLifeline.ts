@@ -13,8 +13,9 @@
 import { spawn, type ChildProcess } from "node:child_process"
 
 /**
- * Lines: `+<id> cg <dir>`, `+<id> pg <pgid> <cookie>` (pgid `-` while not yet known),
- * `+<id> pid <pid>`, `-<id>`. The live set is
+ * Lines: `+<id> cg <dir>`, `+<id> cgs <parent> <prefix>` (every cgroup `<parent>/<prefix>*`: all
+ * call cgroups of this host, registered once), `+<id> pg <pgid> <cookie>` (pgid `-` while not yet
+ * known), `+<id> pid <pid>`, `-<id>`. The live set is
  * one shell variable of "@<id> <kind> <a> <b>" lines, edited with parameter expansion only (no
  * process per event). At end of file: SIGTERM to everything, a short grace, then `cgroup.kill`
  * / SIGKILL, repeated a few times to catch forks in flight, and the cgroups removed.
@@ -32,12 +33,29 @@ while IFS= read -r line; do
         esac ;;
   esac
 done
+# a host-wide rule that matches no cgroup now has nothing to stop
+rules=$live
+live=''
+while IFS= read -r line; do
+  case "$line" in
+    *" cgs "*) set -- $line; for d in "$3/$4"*; do [ -d "$d" ] && live="$live$line
+" && break; done ;;
+    ?*) live="$live$line
+" ;;
+  esac
+done <<RULES
+$rules
+RULES
 [ -n "$live" ] || exit 0
+cgstop() {
+  if [ "$1" = TERM ]; then for p in $(cat "$2/cgroup.procs" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+  else echo 1 > "$2/cgroup.kill" 2>/dev/null; fi
+}
 stop() {
   printf '%s' "$live" | while read -r id kind a b; do
     case "$kind" in
-      cg) if [ "$1" = TERM ]; then for p in $(cat "$a/cgroup.procs" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
-          else echo 1 > "$a/cgroup.kill" 2>/dev/null; fi ;;
+      cg) cgstop "$1" "$a" ;;
+      cgs) for d in "$a/$b"*; do [ -d "$d" ] && cgstop "$1" "$d"; done ;;
       pg) [ "$a" = - ] || kill -"$1" "-$a" 2>/dev/null
           for f in $(grep -lzx "TOOLCAP_RUN_ID=$b" /proc/[0-9]*/environ 2>/dev/null); do
             p="\${f#/proc/}"; kill -"$1" "\${p%/environ}" 2>/dev/null
@@ -50,9 +68,15 @@ stop TERM
 sleep 0.3
 for round in 1 2 3 4 5; do stop KILL; sleep 0.1; done
 printf '%s' "$live" | while read -r id kind a b; do
-  [ "$kind" = cg ] || continue
-  for round in 1 2 3 4 5 6 7 8 9 10; do rmdir "$a" 2>/dev/null && break; sleep 0.1; done
-  rmdir "\${a%/*}" 2>/dev/null
+  case "$kind" in
+    cg) dirs=$a ;;
+    cgs) dirs=$(for d in "$a/$b"*; do [ -d "$d" ] && echo "$d"; done) ;;
+    *) continue ;;
+  esac
+  for d in $dirs; do
+    for round in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+    rmdir "\${d%/*}" 2>/dev/null
+  done
 done
 `
 
@@ -95,15 +119,18 @@ const start = (): void => {
  */
 export type Lifeline =
   | { readonly kind: "cg"; readonly dir: string }
+  | { readonly kind: "cgs"; readonly parent: string; readonly prefix: string }
   | { readonly kind: "pg"; readonly pgid: number | undefined; readonly cookie: string }
   | { readonly kind: "pid"; readonly pid: number }
 
 const describe = (what: Lifeline): string =>
   what.kind === "cg"
     ? `cg ${what.dir}`
-    : what.kind === "pg"
-      ? `pg ${what.pgid ?? "-"} ${what.cookie}`
-      : `pid ${what.pid}`
+    : what.kind === "cgs"
+      ? `cgs ${what.parent} ${what.prefix}`
+      : what.kind === "pg"
+        ? `pg ${what.pgid ?? "-"} ${what.cookie}`
+        : `pid ${what.pid}`
 
 /**
  * Registers something live with the watchdog (started on first use); the returned function
@@ -113,7 +140,8 @@ const describe = (what: Lifeline): string =>
  * @internal
  */
 export const register = (what: Lifeline): (() => void) => {
-  if (what.kind === "cg" && /\s/.test(what.dir)) return () => {}
+  if (/\s/.test(what.kind === "cg" ? what.dir : what.kind === "cgs" ? what.parent + what.prefix : ""))
+    return () => {}
   const line = describe(what)
   const id = (nextId++).toString(36)
   registered.set(id, line)
@@ -122,6 +150,21 @@ export const register = (what: Lifeline): (() => void) => {
     if (!registered.delete(id)) return
     send(`-${id}`)
   }
+}
+
+const standing = new Set<string>()
+
+/**
+ * Registers something for the rest of the host's life, once however often it is asked (e.g.
+ * every call cgroup of this host, named by its run-id prefix): no message per call.
+ *
+ * @internal
+ */
+export const registerStanding = (what: Lifeline): void => {
+  const line = describe(what)
+  if (standing.has(line)) return
+  standing.add(line)
+  register(what)
 }
 
 /**

@@ -82,15 +82,21 @@ export const listFiles = (
       { cwd: target.realPath, onData: (chunk) => decoder.push(chunk) }
     )
     decoder.end()
-    if (exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)) {
-      return yield* new ToolError.ToolInvalidInput({
-        tool: "Grep",
-        field: "type",
-        reason: `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`
-      })
-    }
+    yield* unknownType(exit)
     return datedInOrder(relatives, target)
   })
+
+/** A `--type` name ripgrep does not know, reported as Grep's invalid input. */
+export const unknownType = (exit: Rg.Exit): Effect.Effect<void, ToolError.ToolInvalidInput> =>
+  exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)
+    ? Effect.fail(
+        new ToolError.ToolInvalidInput({
+          tool: "Grep",
+          field: "type",
+          reason: `${Rg.describeError(exit.stderr)}; see ripgrep --type-list for the names`
+        })
+      )
+    : Effect.void
 
 const datedInOrder = (relatives: ReadonlyArray<string>, target: Roots.Resolved): Candidates => {
   const prefix = Roots.displayPrefix(target)
@@ -156,7 +162,7 @@ export const fromIndex = (
   files: ReadonlyArray<{ readonly relative: string; readonly mtimeMs: number }>,
   target: Roots.Resolved,
   glob: string | undefined,
-  countUpTo: number = 512
+  countUpTo: number = 2048
 ): Candidates => {
   const keep = glob === undefined ? undefined : globFilter(glob)
   const prefix = Roots.displayPrefix(target)
