@@ -76,5 +76,6 @@ export const benchLine = (figure: BenchFigure): void => {
       ...(target[3] === undefined ? {} : { of: "figure" as const })
     }
   })
-  if (met !== figure.met) throw new Error(`benchLine: ${figure.measure}: the bench and the report disagree on the target`)
+  if (met !== figure.met)
+    throw new Error(`benchLine: ${figure.measure}: the bench and the report disagree on the target`)
 }
