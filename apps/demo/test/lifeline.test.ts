@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { cookieCarriers, processesNamed as livesNamed } from "../../../packages/tools/test/bashFixtures.js"
-import { assertBuilt, bin, makeDirs } from "./fixtures/cli.js"
+import { assertBuilt, bin, makeDirs, onLines } from "./fixtures/cli.js"
 
 const dirs = makeDirs("toolcap-lifeline-")
 beforeAll(() => assertBuilt())
@@ -59,14 +59,7 @@ const startHost = (args: ReadonlyArray<string>, containment: "cgroup" | "group")
     stdio: ["pipe", "pipe", "ignore"]
   })
   const lines: Array<string> = []
-  let pending = ""
-  child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (data: string) => {
-    pending += data
-    const parts = pending.split("\n")
-    pending = parts.pop()!
-    lines.push(...parts)
-  })
+  onLines(child.stdout!, (line) => lines.push(line))
   child.stdin!.on("error", () => {})
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()))
   return { child, lines, send: (message) => child.stdin!.write(`${JSON.stringify(message)}\n`), closed }

@@ -13,7 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { cookieCarriers } from "../../../packages/tools/test/bashFixtures.js"
 import { isLong, reportReliability } from "../../../bench/report/src/index.js"
-import { assertBuilt, bin, makeDirs } from "./fixtures/cli.js"
+import { assertBuilt, bin, makeDirs, onLines } from "./fixtures/cli.js"
 
 const KILLS = isLong() ? 20 : 3
 /** A wait longer than this counts as a hang (trees here never end by themselves). */
@@ -48,19 +48,12 @@ const startMcp = (session: string, extra: ReadonlyArray<string> = []): Host => {
     { env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "ignore"] }
   )
   const answers = new Map<number, unknown>()
-  let pending = ""
-  child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (data: string) => {
-    pending += data
-    const parts = pending.split("\n")
-    pending = parts.pop()!
-    for (const line of parts) {
-      try {
-        const message = JSON.parse(line) as { id?: number }
-        if (typeof message.id === "number") answers.set(message.id, message)
-      } catch {
-        // not a JSON-RPC line
-      }
+  onLines(child.stdout!, (line) => {
+    try {
+      const message = JSON.parse(line) as { id?: number }
+      if (typeof message.id === "number") answers.set(message.id, message)
+    } catch {
+      // not a JSON-RPC line
     }
   })
   child.stdin!.on("error", () => {})
