@@ -59,7 +59,8 @@ export const AREAS: Readonly<Record<number, string>> = {
   10: "search and Read",
   11: "hosts and CLI",
   12: "confinement",
-  13: "checkpoints"
+  13: "checkpoints",
+  15: "viewer"
 }
 
 const area = (issue: number): string => AREAS[issue] ?? `other (${issue})`
