@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { cookieCarriers, processesNamed as livesNamed } from "../../../packages/tools/test/bashFixtures.js"
-import { assertBuilt, bin, makeDirs, onLines } from "./fixtures/cli.js"
+import { assertBuilt, bin, makeDirs, mcpHandshake, onLines } from "./fixtures/cli.js"
 
 const dirs = makeDirs("toolcap-lifeline-")
 beforeAll(() => assertBuilt())
@@ -83,17 +83,7 @@ const bashCall = (id: number, command: string, timeout = 60) => ({
 
 const startMcp = (session: string, containment: "cgroup" | "group"): Host => {
   const host = startHost(["mcp", ...base(session)], containment)
-  host.send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "lifeline-test", version: "0" }
-    }
-  })
-  host.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+  for (const message of mcpHandshake("lifeline-test")) host.send(message)
   return host
 }
 

@@ -13,7 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { cookieCarriers } from "../../../packages/tools/test/bashFixtures.js"
 import { isLong, reportReliability } from "../../../bench/report/src/index.js"
-import { assertBuilt, bin, makeDirs, onLines } from "./fixtures/cli.js"
+import { assertBuilt, bin, makeDirs, mcpHandshake, onLines } from "./fixtures/cli.js"
 
 const KILLS = isLong() ? 20 : 3
 /** A wait longer than this counts as a hang (trees here never end by themselves). */
@@ -59,17 +59,7 @@ const startMcp = (session: string, extra: ReadonlyArray<string> = []): Host => {
   child.stdin!.on("error", () => {})
   const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
   const send = (message: unknown) => child.stdin!.write(`${JSON.stringify(message)}\n`)
-  send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "kill-test", version: "0" }
-    }
-  })
-  send({ jsonrpc: "2.0", method: "notifications/initialized" })
+  for (const message of mcpHandshake("kill-test")) send(message)
   return { child, answers, send, closed }
 }
 
