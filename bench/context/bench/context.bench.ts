@@ -25,6 +25,7 @@ import { locate, visibleIn, type Needle } from "../src/Needle.js"
 import { byteLength, peers, type RawOutput } from "../src/Policies.js"
 import { type CaseRow, type Cell, chart, section, summaryTable, totals } from "../src/Report.js"
 import { replaceRegion } from "../src/Region.js"
+import { loadAverage } from "../../report/src/index.js"
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../../..")
 const BENCHMARKS_FILE = path.join(repoRoot, "BENCHMARKS.md")
@@ -40,12 +41,6 @@ const only = (process.env[ONLY_VARIABLE] ?? "").split(",").filter((id) => id !==
 const selected = only.length === 0 ? cases : cases.filter((c) => only.includes(c.id))
 
 const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, "-")
-
-const loadavg = (): string =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")
 
 const lineCount = (text: string): number => {
   if (text === "") return 0
@@ -72,7 +67,7 @@ const bytesText = (n: number): string => `${n.toLocaleString("en-US")} bytes`
 
 const main = async (): Promise<void> => {
   const startedAt = performance.now()
-  const loadBefore = loadavg()
+  const loadBefore = loadAverage()
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bench-context-"))
   const workspace = path.join(tmp, "workspace")
   const dataDir = path.join(tmp, "data")
@@ -226,7 +221,7 @@ const main = async (): Promise<void> => {
         `Bash: stdout keeps its head within ${budgets.shellStdoutMaxBytes / 1024} KB / ${budgets.shellStdoutMaxLines} lines, stderr its tail within ${budgets.shellStderrMaxBytes / 1024} KB / ${budgets.shellStderrMaxLines} lines, each cut stream with its marker; a cut stream is spilled (up to ${budgets.spillMaxBytes / 1024} KB, from a capture of ${budgets.captureMaxBytes / 1024} KB / ${budgets.captureMaxLines} lines per stream that keeps stdout's head and stderr's tail) and the marker names the file. The model reads the tool's \`output\`: the exit status line and both excerpts.`,
         `Read: the first window (${budgets.readWindowLines} lines / ${budgets.searchMaxBytes / 1024} KB, lines clipped at ${budgets.maxLineChars} characters), counted as the result object serialised to JSON, as the MCP and AI SDK adapters send it; its notice names the next offset.`
       ],
-      machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadavg()} after; the run took ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ${new Date().toISOString().slice(0, 10)}`
+      machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadAverage()} after; the run took ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ${new Date().toISOString().slice(0, 10)}`
     }
 
     for (const t of totals(results))
@@ -258,7 +253,7 @@ const main = async (): Promise<void> => {
       )
     )
     console.log(
-      `wrote BENCHMARKS.md, ${CHART_FILE} and the README summary in ${((performance.now() - startedAt) / 1000).toFixed(1)}s (load average ${loadavg()})`
+      `wrote BENCHMARKS.md, ${CHART_FILE} and the README summary in ${((performance.now() - startedAt) / 1000).toFixed(1)}s (load average ${loadAverage()})`
     )
   } finally {
     await runtime

@@ -79,7 +79,13 @@ const compare = (value: number, target: Target): boolean => {
 
 const round = (n: number, digits: number): number => Number(n.toFixed(digits))
 
-const loadAverage = (): string =>
+/**
+ * The three load averages now, as printed beside every figure (other work on the machine shows in it).
+ *
+ * @since 0.1.0
+ * @category reporting
+ */
+export const loadAverage = (): string =>
   os
     .loadavg()
     .map((l) => l.toFixed(2))

@@ -31,7 +31,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { startPostgres } from "../test/fixtures/postgresServer.js"
 import { gc, generate, median } from "./transcript.js"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { loadAverage, reportFigure } from "../../../bench/report/src/index.js"
 
 const ROUNDS = 5
 const CLI_ROUNDS = 5
@@ -85,12 +85,6 @@ const report = (
     `${label}: ${subject.toFixed(1)} ms vs ${baselineLabel} ${baseline.toFixed(1)} ms (medians) — ratio ${ratio.toFixed(3)} (target <= ${target}) ${v}`
   )
 }
-
-const loadNow = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")
 
 const benchStore = async (
   name: string,
@@ -212,7 +206,9 @@ try {
   const file = path.join(dir, "transcript.json")
   fs.writeFileSync(file, JSON.stringify(generate()))
   const text = fs.readFileSync(file, "utf8")
-  console.log(`transcript: ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MB JSON; load ${loadNow()}`)
+  console.log(
+    `transcript: ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MB JSON; load ${loadAverage()}`
+  )
   await benchStore(
     "SQLite",
     CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
@@ -220,7 +216,7 @@ try {
   )
   await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
   benchCli(file, dir)
-  console.log(`load after: ${loadNow()}`)
+  console.log(`load after: ${loadAverage()}`)
 } finally {
   await postgres.stop()
   fs.rmSync(dir, { recursive: true, force: true })
