@@ -203,6 +203,20 @@ const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids)
 const MAX_POLL_MS = 5
 
 /**
+ * Removes the cgroup if it is empty (or gone already), and then its parent if nothing else is in
+ * it; false when a member is still inside.
+ */
+export const removeIfEmpty = (dir: string): boolean => {
+  try {
+    fs.rmdirSync(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false
+  }
+  releaseParent(dir)
+  return true
+}
+
+/**
  * Removes the cgroup once empty, trying for up to `waitMs`, and then its parent if nothing else is
  * in it (so no toolcap cgroup outlives the calls); false when the cgroup is still there.
  */
@@ -211,17 +225,8 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
     const deadline = Date.now() + waitMs
     let delay = 1
     for (;;) {
-      try {
-        fs.rmdirSync(dir)
-        releaseParent(dir)
-        return true
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-          releaseParent(dir)
-          return true
-        }
-        if (Date.now() >= deadline) return false
-      }
+      if (removeIfEmpty(dir)) return true
+      if (Date.now() >= deadline) return false
       yield* Effect.sleep(Duration.millis(delay))
       delay = Math.min(delay * 2, MAX_POLL_MS)
     }
@@ -236,7 +241,9 @@ export const terminate = (
   options: { readonly killGraceMs: number; readonly killWaitMs: number }
 ): Effect.Effect<Termination> =>
   Effect.gen(function* () {
-    let live = members(dir)
+    // a member already on its way out (its pipes closed, say, a moment before it leaves the
+    // cgroup) is not signalled or reported: removing the cgroup waits for it to go
+    let live = members(dir).filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
     if (live.length === 0) return { signalled: [], killed: [], unstoppable: [], survivors: [] }
     const signalled = new Set<number>()
     const denied = new Set<number>()
