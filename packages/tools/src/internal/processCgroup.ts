@@ -110,6 +110,11 @@ export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
         if (cg === undefined) return undefined
         const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
         for (const parent of candidates) {
+          // the launcher's probe, where it is built, also answers `entry` (one probe, not two)
+          if (launcherBuilt() && (yield* probe(parent, "launcher"))) {
+            launcherLanded = parent
+            return parent
+          }
           if (yield* probe(parent, "prologue")) return parent
         }
         return undefined
@@ -121,6 +126,11 @@ export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
 
 let detected: Effect.Effect<string | undefined> | undefined
 
+/** The parent a launcher probe of `detect` landed in, if one did. */
+let launcherLanded: string | undefined
+
+const launcherBuilt = (): boolean => process.platform === "linux" && exists(launcherPath)
+
 /**
  * How shells enter their cgroup under `parent` (a parent `detect` found): through the launcher
  * where it is built and a probe shell it started landed in its cgroup, else the prologue. Decided
@@ -131,9 +141,11 @@ export const entry = (parent: string): Effect.Effect<Entry> =>
     entryDetected ??= Effect.runSync(
       Effect.cached(
         Effect.suspend(() =>
-          process.platform === "linux" && exists(launcherPath)
-            ? Effect.map(probe(parent, "launcher"), (works): Entry => (works ? "launcher" : "prologue"))
-            : Effect.succeed<Entry>("prologue")
+          launcherLanded === parent
+            ? Effect.succeed<Entry>("launcher")
+            : launcherBuilt()
+              ? Effect.map(probe(parent, "launcher"), (works): Entry => (works ? "launcher" : "prologue"))
+              : Effect.succeed<Entry>("prologue")
         )
       )
     )
