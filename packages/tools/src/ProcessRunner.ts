@@ -436,8 +436,10 @@ const makeRunner = (
           // the common end, every member gone: the kernel removes only an empty cgroup, so one
           // successful removal is the whole stop (no listing of members)
           let stopped = nothing(containment)
-          if (Cgroup.removeIfEmpty(cgroupDir)) unregisterCgroup()
-          else {
+          if (Cgroup.removeIfEmpty(cgroupDir)) {
+            unregisterCgroup()
+            Cgroup.releaseParentSoon(cgroupDir)
+          } else {
             stopped = { containment, ...(yield* Cgroup.terminate(cgroupDir, tree)) }
             // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
             // for (the lifeline keeps it registered, the watchdog retries when the host ends)

@@ -179,10 +179,10 @@ export const create = (parent: string, name: string): string | undefined => {
   return undefined
 }
 
-/** Removes the parent when no cgroup is left in it; the kernel refuses while one is, so this is safe. */
-const releaseParent = (dir: string): void => {
+/** Removes a parent when no cgroup is left in it; the kernel refuses while one is, so this is safe. */
+const releaseParent = (parent: string): void => {
   try {
-    fs.rmdirSync(path.dirname(dir))
+    fs.rmdirSync(parent)
   } catch {
     // another call (of any host) still lives there, or it is gone already
   }
@@ -215,8 +215,8 @@ const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids)
 const MAX_POLL_MS = 5
 
 /**
- * Removes the cgroup if it is empty (or gone already), and then its parent if nothing else is in
- * it; false when a member is still inside.
+ * Removes the cgroup if it is empty (or gone already); false when a member is still inside. The
+ * parent is left for `releaseParentSoon`.
  */
 export const removeIfEmpty = (dir: string): boolean => {
   try {
@@ -224,8 +224,36 @@ export const removeIfEmpty = (dir: string): boolean => {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false
   }
-  releaseParent(dir)
   return true
+}
+
+/**
+ * How long the parent outlives this host's last call: calls back to back reuse it instead of
+ * making and removing it around each one (two more cgroup operations per call).
+ */
+const PARENT_LINGER_MS = 100
+
+let parentRelease: ReturnType<typeof setTimeout> | undefined
+const parentsToRelease = new Set<string>()
+
+/**
+ * Removes the parent of `dir` once `PARENT_LINGER_MS` passed without another call of this host
+ * ending, or when the host exits, whichever comes first (the kernel refuses while any call of any
+ * host lives in it, so this is safe). Neither the timer nor the exit hook keeps the host alive.
+ */
+export const releaseParentSoon = (dir: string): void => {
+  if (!parentsToRelease.has(path.dirname(dir))) {
+    if (parentsToRelease.size === 0) process.once("exit", releaseParents)
+    parentsToRelease.add(path.dirname(dir))
+  }
+  if (parentRelease !== undefined) clearTimeout(parentRelease)
+  parentRelease = setTimeout(releaseParents, PARENT_LINGER_MS)
+  parentRelease.unref()
+}
+
+const releaseParents = (): void => {
+  parentRelease = undefined
+  for (const parent of parentsToRelease) releaseParent(parent)
 }
 
 /**
@@ -237,7 +265,10 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
     const deadline = Date.now() + waitMs
     let delay = 1
     for (;;) {
-      if (removeIfEmpty(dir)) return true
+      if (removeIfEmpty(dir)) {
+        releaseParent(path.dirname(dir))
+        return true
+      }
       if (Date.now() >= deadline) return false
       yield* Effect.sleep(Duration.millis(delay))
       delay = Math.min(delay * 2, MAX_POLL_MS)
