@@ -70,7 +70,7 @@ const CODE = [
   //   blockEnd = min(p + BLOCK_BYTES, end); acc = 0
   ...localGet(0), 0x41, ...signedLeb(BLOCK_BYTES), 0x6a, ...localTee(5),
   ...localGet(3), ...localGet(5), ...localGet(3), 0x49, 0x1b, ...localSet(5),
-  0xfd, 0x0c, ...new Array<number>(16).fill(0), ...localSet(7),
+  0xfd, 0x0c, ...Array.from({ length: 16 }, () => 0), ...localSet(7),
   //   do { acc -= matches at p, p + 16, p + 32, p + 48; p += 64 } while (p < blockEnd)
   0x03, 0x40, ...localGet(7),
   ...subtractMatches(0), ...subtractMatches(16), ...subtractMatches(32), ...subtractMatches(48),
