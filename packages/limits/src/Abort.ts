@@ -6,6 +6,26 @@
  */
 import * as Effect from "effect/Effect"
 
+const nothingToRemove = (): void => {}
+
+/**
+ * Calls `callback` when the signal aborts (at once when it already has; never without a signal)
+ * and returns the listener's removal: the plain-callback form of `aborted`, for a caller that
+ * waits on several things in one callback.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const onAbort = (signal: AbortSignal | undefined, callback: () => void): (() => void) => {
+  if (signal === undefined) return nothingToRemove
+  if (signal.aborted) {
+    callback()
+    return nothingToRemove
+  }
+  signal.addEventListener("abort", callback, { once: true })
+  return () => signal.removeEventListener("abort", callback)
+}
+
 /**
  * Completes when the signal aborts (at once when it already has); never without a signal. The
  * listener is removed when the waiting fiber is interrupted.
@@ -16,12 +36,7 @@ import * as Effect from "effect/Effect"
 export const aborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
   signal === undefined
     ? Effect.never
-    : Effect.async<void>((resume) => {
-        if (signal.aborted) return resume(Effect.void)
-        const onAbort = () => resume(Effect.void)
-        signal.addEventListener("abort", onAbort, { once: true })
-        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-      })
+    : Effect.async<void>((resume) => Effect.sync(onAbort(signal, () => resume(Effect.void))))
 
 /**
  * Interrupts `effect` when `signal` aborts (an already aborted signal interrupts at once).

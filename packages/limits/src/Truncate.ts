@@ -324,14 +324,17 @@ const makeCounter = () => {
  */
 const HEAD_LOOKAHEAD = 1
 
-/** The smallest buffer a stream starts with; it grows by doubling up to its capacity. */
-const INITIAL_RETAINED_BYTES = 64 * 1024
+/**
+ * The least a stream's buffer grows to; it is allocated at the first bytes and grows by doubling
+ * up to its capacity, so a short output (most commands) costs a few KiB, not the capture budget.
+ */
+const MIN_RETAINED_BYTES = 4 * 1024
 
 const headStream = (options: CutOptions): StreamCut => {
   const counter = makeCounter()
   const capacity = options.maxBytes + HEAD_LOOKAHEAD
   // grown by doubling up to capacity, so small outputs stay small
-  let retained = new Uint8Array(Math.min(capacity, INITIAL_RETAINED_BYTES))
+  let retained = new Uint8Array(0)
   let filled = 0
   return {
     push(chunk) {
@@ -340,7 +343,9 @@ const headStream = (options: CutOptions): StreamCut => {
       if (room <= 0 || chunk.length === 0) return
       const take = Math.min(room, chunk.length)
       if (filled + take > retained.length) {
-        const grown = new Uint8Array(Math.min(capacity, Math.max(retained.length * 2, filled + take)))
+        const grown = new Uint8Array(
+          Math.min(capacity, Math.max(retained.length * 2, filled + take, MIN_RETAINED_BYTES))
+        )
         grown.set(retained.subarray(0, filled))
         retained = grown
       }
@@ -369,7 +374,7 @@ const tailStream = (options: CutOptions): StreamCut => {
   const counter = makeCounter()
   const capacity = options.maxBytes + TAIL_LOOKBACK
   // linear [0, filled) until `capacity` bytes were seen, then a full ring whose oldest byte is at `oldest`
-  let ring = new Uint8Array(Math.min(capacity, INITIAL_RETAINED_BYTES))
+  let ring = new Uint8Array(0)
   let filled = 0
   let wrapped = false
   let oldest = 0
@@ -380,7 +385,9 @@ const tailStream = (options: CutOptions): StreamCut => {
       if (!wrapped) {
         if (filled + chunk.length <= capacity) {
           if (filled + chunk.length > ring.length) {
-            const grown = new Uint8Array(Math.min(capacity, Math.max(ring.length * 2, filled + chunk.length)))
+            const grown = new Uint8Array(
+              Math.min(capacity, Math.max(ring.length * 2, filled + chunk.length, MIN_RETAINED_BYTES))
+            )
             grown.set(ring.subarray(0, filled))
             ring = grown
           }

@@ -24,7 +24,15 @@ export interface ProcessInfo {
   readonly state: string
   /** Start time in clock ticks since boot (field 22): a pid with another start time is another process. */
   readonly startTime: string
+  /**
+   * The process is exiting (PF_EXITING in the flags, field 9): it has closed its files and is on
+   * its way out, but is still listed (in its cgroup, say) for a moment.
+   */
+  readonly exiting: boolean
 }
+
+/** PF_EXITING in the kernel's per-process flags (include/linux/sched.h). */
+const PF_EXITING = 0x4
 
 /**
  * Parses the text of /proc/<pid>/stat. The `(comm)` field may contain spaces and parentheses, so
@@ -37,15 +45,16 @@ export const parseStat = (pid: number, stat: string): ProcessInfo | undefined =>
   const close = stat.lastIndexOf(")")
   if (close === -1) return undefined
   const fields = stat.slice(close + 2).split(" ")
-  // fields[0] is field 3 (state): ppid is field 4, pgrp field 5, starttime field 22
+  // fields[0] is field 3 (state): ppid is field 4, pgrp field 5, flags field 9, starttime field 22
   const state = fields[0]
   const ppid = Number(fields[1])
   const pgid = Number(fields[2])
+  const flags = Number(fields[6])
   const startTime = fields[19]
   if (state === undefined || startTime === undefined || !Number.isInteger(ppid) || !Number.isInteger(pgid)) {
     return undefined
   }
-  return { pid, ppid, pgid, state, startTime }
+  return { pid, ppid, pgid, state, startTime, exiting: Number.isInteger(flags) && (flags & PF_EXITING) !== 0 }
 }
 
 /**

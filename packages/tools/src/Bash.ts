@@ -17,7 +17,6 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
@@ -36,6 +35,7 @@ import * as ProcessTree from "./ProcessTree.js"
 import * as Workspace from "./Workspace.js"
 import * as Proc from "./internal/process.js"
 import * as Output from "./internal/processOutput.js"
+import * as Wait from "./internal/processWait.js"
 
 /**
  * The tool's input. `timeout` is in seconds; the accepted range comes from the budgets
@@ -468,6 +468,27 @@ interface ExecuteOptions extends RunOptions {
   readonly offer?: ((chunk: BashChunk) => Effect.Effect<void>) | undefined
 }
 
+const STREAMS = ["stdout", "stderr"] as const
+
+/** What ends the wait for a call's main process. */
+type Outcome =
+  | { readonly kind: "Exited" }
+  | { readonly kind: "TimedOut" }
+  | { readonly kind: "Aborted" }
+  | { readonly kind: "ConsumerFailed"; readonly error: unknown }
+
+const EXITED: Outcome = { kind: "Exited" }
+const TIMED_OUT: Outcome = { kind: "TimedOut" }
+const ABORTED: Outcome = { kind: "Aborted" }
+
+const noop = () => {}
+
+/** One unregister for two. */
+const both = (first: () => void, second: () => void) => (): void => {
+  first()
+  second()
+}
+
 const noTermination = (containment: ProcessRunner.Containment): ProcessRunner.Termination => ({
   containment,
   signalled: [],
@@ -502,7 +523,7 @@ const execute = (
       stderr: Output.make({ keep: "tail", ...capture })
     }
     // a consumer that throws ends the call with that defect, after the tree stopped
-    const consumerFailed = yield* Deferred.make<unknown>()
+    const consumerFailed = Wait.once<unknown>()
     let consumerBroken = false
     /** Hands a chunk to `onChunk`; the chunk, or undefined when there is none to deliver. */
     const deliverNow = (stream: Proc.StreamName, data: string | undefined): BashChunk | undefined => {
@@ -513,7 +534,7 @@ const execute = (
           options.onChunk(chunk)
         } catch (error) {
           consumerBroken = true
-          Deferred.unsafeDone(consumerFailed, Exit.succeed(error))
+          consumerFailed.happen(error)
         }
       }
       return chunk
@@ -523,9 +544,7 @@ const execute = (
       if (chunk === undefined || options.offer === undefined) return Effect.void
       return options.offer(chunk).pipe(Effect.onInterrupt(() => Effect.sync(outputs[stream].undeliver)))
     }
-    const finishOutputs = Effect.forEach(["stdout", "stderr"] as const, (stream) =>
-      deliver(stream, outputs[stream].finish())
-    )
+    const finishOutputs = Effect.forEach(STREAMS, (stream) => deliver(stream, outputs[stream].finish()))
     const finish = (ending: Ending, status: Proc.ExitStatus | undefined, termination: Termination) =>
       Effect.flatMap(elapsedMs, (durationMs) =>
         buildResult({ callId, runId, ending, status, durationMs, termination, ...outputs })
@@ -564,56 +583,63 @@ const execute = (
                 new ToolError.ToolSpawnFailed({ command: `${Proc.shell().file} -c`, reason: error.reason })
             )
           )
-        // for a `stream` consumer a batch of reads at a time, pulled straight from the pipe (no stream
-        // machinery per call), waiting while its queue is full
-        const pump = (stream: Proc.StreamName): Effect.Effect<void> => {
-          // nobody waits on the chunks: every read goes to the capture as it arrives
-          if (options.offer === undefined)
-            return proc.consume[stream]((bytes) => deliverNow(stream, outputs[stream].push(bytes)))
-          const loop: Effect.Effect<void> = Effect.matchEffect(proc.pull[stream], {
-            onFailure: () => Effect.void,
-            onSuccess: (reads) =>
-              Effect.zipRight(
-                Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
-                  discard: true
-                }),
-                loop
-              )
-          })
-          return loop
-        }
-        const pumps = yield* Effect.all([pump("stdout"), pump("stderr")], {
-          concurrency: 2,
-          discard: true
-        }).pipe(Effect.forkScoped)
-
-        // only an abort signal or a chunk consumer that throws can end the call early: without
-        // them nothing is raced against the exit but the deadline
-        const stopRequested = Effect.raceAll([
-          Abort.aborted(options.signal).pipe(Effect.as({ kind: "Aborted" } as const)),
-          Deferred.await(consumerFailed).pipe(
-            Effect.map((error) => ({ kind: "ConsumerFailed", error }) as const)
+        // the outputs are done once every read reached the capture (and a `stream` consumer's queue)
+        const outputsDone = Wait.once<void>()
+        let pumps: Fiber.RuntimeFiber<void> | undefined
+        if (options.offer === undefined) {
+          // nobody waits on the chunks: every read goes to the capture in the pipe's own callback
+          for (const stream of STREAMS) {
+            proc.read[stream]((bytes) => deliverNow(stream, outputs[stream].push(bytes)))
+          }
+          proc.onPipesDone(() => outputsDone.happen())
+        } else {
+          // for a `stream` consumer a batch of reads at a time, pulled straight from the pipe,
+          // waiting while its queue is full
+          const pump = (stream: Proc.StreamName): Effect.Effect<void> => {
+            const loop: Effect.Effect<void> = Effect.matchEffect(proc.pull[stream], {
+              onFailure: () => Effect.void,
+              onSuccess: (reads) =>
+                Effect.zipRight(
+                  Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
+                    discard: true
+                  }),
+                  loop
+                )
+            })
+            return loop
+          }
+          pumps = yield* Effect.all([pump("stdout"), pump("stderr")], { concurrency: 2, discard: true }).pipe(
+            Effect.ensuring(Effect.sync(() => outputsDone.happen())),
+            Effect.forkScoped
           )
-        ])
-        const stoppable = options.signal !== undefined || options.onChunk !== undefined
-        const first = yield* Effect.raceAll([
-          proc.exit.pipe(Effect.as({ kind: "Exited" } as const)),
-          Effect.sleep(Duration.millis(Math.round(timeoutSeconds * 1000))).pipe(
-            Effect.as({ kind: "TimedOut" } as const)
-          ),
-          ...(stoppable ? [stopRequested] : [])
-        ])
-        const drainedAll = () => pumps.unsafePoll() !== null
-        // the deadline covers the main process; after its exit the pipes get the drain grace
-        const drain = Effect.timeoutOption(Fiber.join(pumps), Duration.millis(budgets.bashDrainGraceMs)).pipe(
-          Effect.as(first)
+        }
+
+        // only an abort signal or a chunk consumer that throws can end the call early
+        const onStopRequest = (settle: (outcome: Outcome) => void): (() => void) =>
+          both(
+            consumerFailed.on((error) => settle({ kind: "ConsumerFailed", error })),
+            Abort.onAbort(options.signal, () => settle(ABORTED))
+          )
+        const first = yield* Wait.firstOf<Outcome>(
+          (settle) =>
+            both(
+              proc.onExit(() => settle(EXITED)),
+              onStopRequest(settle)
+            ),
+          { after: Duration.millis(Math.round(timeoutSeconds * 1000)), value: TIMED_OUT }
         )
+        // the deadline covers the main process; after its exit the pipes get the drain grace
         const outcome =
-          first.kind !== "Exited" || drainedAll()
+          first.kind !== "Exited" || outputsDone.happened()
             ? first
-            : stoppable
-              ? yield* Effect.raceAll([drain, stopRequested])
-              : yield* drain
+            : yield* Wait.firstOf<Outcome>(
+                (settle) =>
+                  both(
+                    outputsDone.on(() => settle(first)),
+                    onStopRequest(settle)
+                  ),
+                { after: Duration.millis(budgets.bashDrainGraceMs), value: first }
+              )
         // from here the call ends within kill grace + drain grace, whatever the tree does
         const stopStartedMs = yield* elapsedMs
         const stopped = yield* proc.stop
@@ -632,15 +658,21 @@ const execute = (
                   stopStartedMs + budgets.bashKillGraceMs + budgets.bashDrainGraceMs - (yield* elapsedMs)
                 )
               )
-        if (!drainedAll() || proc.exitStatus() === undefined) {
-          yield* Effect.timeoutOption(
-            Effect.all([Fiber.join(pumps), proc.exit], { discard: true }),
-            Duration.millis(rest)
+        if (!outputsDone.happened() || proc.exitStatus() === undefined) {
+          yield* Wait.firstOf<void>(
+            (settle) => {
+              let offExit = noop
+              const offDone = outputsDone.on(() => {
+                offExit = proc.onExit(() => settle())
+              })
+              return () => both(offDone, offExit)()
+            },
+            { after: Duration.millis(rest), value: undefined }
           )
         }
         const pipesHeld = !proc.pipesEnded()
         yield* proc.closePipes
-        yield* Fiber.interrupt(pumps)
+        if (pumps !== undefined) yield* Fiber.interrupt(pumps)
         yield* finishOutputs
         const status = proc.exitStatus()
         const termination: Termination = { ...stopped, pipesHeld }
@@ -663,6 +695,12 @@ const execute = (
   })
 
 /**
+ * The span of a call names the tool only: capturing the caller's stack trace for it (an `Error`
+ * per call) would cost about as much as the rest of a short call's bookkeeping.
+ */
+const SPAN_OPTIONS = { captureStackTrace: false } as const
+
+/**
  * Runs a command. `input` is decoded here (bad input fails with `ToolInvalidInput` naming the
  * field, before anything is spawned). Chunks go to `onChunk` while it runs; the result arrives
  * after the main process exited, the pipes drained and any leftover of the tree was stopped.
@@ -674,7 +712,7 @@ export const run = (
   input: unknown,
   options: RunOptions = {}
 ): Effect.Effect<BashResult, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
-  execute(input, options).pipe(Effect.withSpan("Bash.run"))
+  execute(input, options).pipe(Effect.withSpan("Bash.run", SPAN_OPTIONS))
 
 /**
  * Chunk events buffered ahead of a slow `stream` consumer. When the queue is full the pipe reader
@@ -706,7 +744,7 @@ export const stream = (
       const offer = (chunk: BashChunk) =>
         Queue.offer(queue, { kind: "Event", event: { _tag: "Chunk", chunk } }).pipe(Effect.asVoid)
       yield* execute(input, { ...options, offer }).pipe(
-        Effect.withSpan("Bash.stream"),
+        Effect.withSpan("Bash.stream", SPAN_OPTIONS),
         Effect.exit,
         Effect.flatMap((exit) => Queue.offer(queue, { kind: "Done", exit })),
         Effect.forkScoped

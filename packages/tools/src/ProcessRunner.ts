@@ -15,10 +15,8 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -30,6 +28,7 @@ import * as ProcessTree from "./ProcessTree.js"
 import * as Cgroup from "./internal/processCgroup.js"
 import * as Proc from "./internal/process.js"
 import * as Lifeline from "./internal/processLifeline.js"
+import * as Wait from "./internal/processWait.js"
 
 /**
  * The containment tier of a runner: `cgroup` (cgroup v2 per call) or `group` (process group,
@@ -147,13 +146,21 @@ export interface RunningProcess {
   }
   /**
    * The same bytes again (one way of reading per pipe), handed to a synchronous consumer as each
-   * read arrives, without backpressure or any effect per read; completes at the pipe's end. For a
-   * consumer that never waits (a capture), where the cost per read is the whole cost.
+   * read arrives (what was read before first), without backpressure or any effect per read, until
+   * the pipe ends or is closed. For a consumer that never waits (a capture), where the cost per
+   * read is the whole cost.
    */
-  readonly consume: {
-    readonly stdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
-    readonly stderr: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+  readonly read: {
+    readonly stdout: (onBytes: (bytes: Uint8Array) => void) => void
+    readonly stderr: (onBytes: (bytes: Uint8Array) => void) => void
   }
+  /**
+   * Calls `callback` once the main process exited (at once when it has); returns the unregister.
+   * The plain-callback form of `exit`, for waiting on several things without a fiber each.
+   */
+  readonly onExit: (callback: (status: ExitStatus) => void) => () => void
+  /** Calls `callback` once both pipes ended or were closed (at once when they are); returns the unregister. */
+  readonly onPipesDone: (callback: () => void) => () => void
   /** Completes when the main process exited (its pipes may still be held open by others). */
   readonly exit: Effect.Effect<ExitStatus>
   /** The main process's exit status once it exited, else undefined (no waiting). */
@@ -191,7 +198,7 @@ const PIPE_BUFFER_CHUNKS = 16
 
 interface Pipe {
   readonly pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>>
-  readonly consume: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+  readonly read: (onBytes: (bytes: Uint8Array) => void) => void
   readonly stream: Stream.Stream<Uint8Array>
   readonly ended: () => boolean
   readonly close: () => void
@@ -202,7 +209,7 @@ interface Pipe {
  * which takes everything buffered at once (one wake-up per batch, not per read); a full buffer
  * pauses the pipe until the next pull.
  */
-const pipeOf = (readable: Readable): Pipe => {
+const pipeOf = (readable: Readable, onDone: () => void): Pipe => {
   let buffer: Array<Uint8Array> = []
   let ended = false
   let done = false
@@ -228,8 +235,10 @@ const pipeOf = (readable: Readable): Pipe => {
     notify()
   }
   const finish = () => {
+    if (done) return
     done = true
     notify()
+    onDone()
   }
   readable.on("data", onData)
   readable.once("end", () => {
@@ -256,27 +265,21 @@ const pipeOf = (readable: Readable): Pipe => {
       })
     }).pipe(Effect.zipRight(pull))
   })
-  const consume = (onBytes: (bytes: Uint8Array) => void): Effect.Effect<void> =>
-    Effect.async<void>((resume) => {
-      // what was read before comes first
-      const before = buffer
-      buffer = []
-      for (const chunk of before) onBytes(chunk)
-      if (done) return resume(Effect.void)
-      direct = onBytes
-      wake = () => resume(Effect.void)
-      if (paused) {
-        paused = false
-        readable.resume()
-      }
-      return Effect.sync(() => {
-        direct = undefined
-        wake = undefined
-      })
-    })
+  const read = (onBytes: (bytes: Uint8Array) => void): void => {
+    // what was read before comes first
+    const before = buffer
+    buffer = []
+    for (const chunk of before) onBytes(chunk)
+    if (done) return
+    direct = onBytes
+    if (paused) {
+      paused = false
+      readable.resume()
+    }
+  }
   return {
     pull,
-    consume,
+    read,
     stream: Stream.repeatEffectChunkOption(pull),
     ended: () => ended,
     close: () => {
@@ -344,8 +347,7 @@ const makeRunner = (
           : Effect.flatMap(Cgroup.removeDir(cgroupDir, waitMs), (removed) =>
               removed ? Effect.sync(unregisterCgroup) : Effect.void
             )
-      const exited = yield* Deferred.make<ExitStatus>()
-      const exitedFlag: { done: boolean; status: ExitStatus | undefined } = { done: false, status: undefined }
+      const exited = Wait.once<ExitStatus>()
 
       // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
       // the shell's status); the members, stopping and the report come from the cgroup either way
@@ -388,11 +390,7 @@ const makeRunner = (
           spawned = true
           resume(Effect.succeed({ child, pid: child.pid! }))
         })
-        child.once("exit", (code, signal) => {
-          exitedFlag.done = true
-          exitedFlag.status = { code, signal }
-          Deferred.unsafeDone(exited, Exit.succeed(exitedFlag.status))
-        })
+        child.once("exit", (code, signal) => exited.happen({ code, signal }))
         if (options.stdin !== undefined) {
           // a process that ends before reading its stdin closes the pipe: not an error
           child.stdin!.on("error", () => {})
@@ -411,14 +409,23 @@ const makeRunner = (
         unregisterGroupOnly()
         unregisterCookie()
       }
-      const stdout = pipeOf(child.stdout!)
-      const stderr = pipeOf(child.stderr!)
+      const pipesDone = Wait.once<void>()
+      let pipesOpen = 2
+      const pipeDone = () => {
+        if (--pipesOpen === 0) pipesDone.happen()
+      }
+      const stdout = pipeOf(child.stdout!, pipeDone)
+      const stderr = pipeOf(child.stderr!, pipeDone)
       const pipesEnded = () => stdout.ended() && stderr.ended()
       const closePipes = Effect.sync(() => {
         stdout.close()
         stderr.close()
       })
-      const exitDone = () => exitedFlag.done
+      const exitDone = () => exited.value() !== undefined
+      const exit = Effect.async<ExitStatus>((resume) => {
+        const unregister = exited.on((status) => resume(Effect.succeed(status)))
+        return Effect.sync(unregister)
+      })
 
       const stopTree: Effect.Effect<Termination> = Effect.gen(function* () {
         if (tree === undefined) {
@@ -426,16 +433,24 @@ const makeRunner = (
           return nothing(containment)
         }
         if (cgroupDir !== undefined) {
-          const stopped = yield* Cgroup.terminate(cgroupDir, tree)
-          // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited for
-          // (the lifeline keeps it registered, the watchdog retries when the host ends)
-          yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+          // the common end, every member gone: the kernel removes only an empty cgroup, so one
+          // successful removal is the whole stop (no listing of members)
+          let stopped = nothing(containment)
+          if (Cgroup.removeIfEmpty(cgroupDir)) {
+            unregisterCgroup()
+            Cgroup.releaseParentSoon(cgroupDir)
+          } else {
+            stopped = { containment, ...(yield* Cgroup.terminate(cgroupDir, tree)) }
+            // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
+            // for (the lifeline keeps it registered, the watchdog retries when the host ends)
+            yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+          }
           // the launcher (outside the cgroup) ends right after its child: waited for, so closing
           // the scope leaves no process of the call behind
           if (launched && !exitDone()) {
-            yield* Effect.timeoutOption(Deferred.await(exited), Duration.millis(tree.killWaitMs))
+            yield* Effect.timeoutOption(exit, Duration.millis(tree.killWaitMs))
           }
-          return { containment, ...stopped }
+          return stopped
         }
         // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
         // process of the tree is known to be left and no scan of /proc is needed
@@ -461,9 +476,11 @@ const makeRunner = (
         stdout: stdout.stream,
         stderr: stderr.stream,
         pull: { stdout: stdout.pull, stderr: stderr.pull },
-        consume: { stdout: stdout.consume, stderr: stderr.consume },
-        exit: Deferred.await(exited),
-        exitStatus: () => exitedFlag.status,
+        read: { stdout: stdout.read, stderr: stderr.read },
+        onExit: exited.on,
+        onPipesDone: (callback) => pipesDone.on(callback),
+        exit,
+        exitStatus: exited.value,
         stop,
         closePipes,
         pipesEnded

@@ -9,7 +9,8 @@
  *
  * Stopping it: SIGTERM to the group and to every member, SIGTERM to members that appear while
  * waiting, SIGKILL to whatever is still alive after the kill grace, and return only once no
- * member is alive. Zombies (state Z) count as gone: they run no code and hold no pipe.
+ * member is alive. Zombies (state Z) and exiting processes count as gone: they run no code and
+ * hold no pipe.
  *
  * Linux only (it reads /proc). A process that both leaves the group and scrubs its environment
  * (`env -i setsid ...`) and is reparented away from the tree cannot be found.
@@ -64,7 +65,8 @@ const FULL_SCAN_MS = 25
 
 const keyOf = (info: Procfs.ProcessInfo): string => `${info.pid}:${info.startTime}`
 
-const isGone = (info: Procfs.ProcessInfo): boolean => info.state === "Z" || info.state === "X"
+// an exiting process (its files already closed) runs no more code of its own either
+const isGone = (info: Procfs.ProcessInfo): boolean => info.state === "Z" || info.state === "X" || info.exiting
 
 /** A scanner for one tree: the live members now, by group, cookie and parent link. */
 const makeScanner = (tree: Tree) => (): Array<Procfs.ProcessInfo> => {

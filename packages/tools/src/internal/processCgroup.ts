@@ -110,6 +110,11 @@ export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
         if (cg === undefined) return undefined
         const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
         for (const parent of candidates) {
+          // the launcher's probe, where it is built, also answers `entry` (one probe, not two)
+          if (launcherBuilt() && (yield* probe(parent, "launcher"))) {
+            launcherLanded = parent
+            return parent
+          }
           if (yield* probe(parent, "prologue")) return parent
         }
         return undefined
@@ -121,6 +126,11 @@ export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
 
 let detected: Effect.Effect<string | undefined> | undefined
 
+/** The parent a launcher probe of `detect` landed in, if one did. */
+let launcherLanded: string | undefined
+
+const launcherBuilt = (): boolean => process.platform === "linux" && exists(launcherPath)
+
 /**
  * How shells enter their cgroup under `parent` (a parent `detect` found): through the launcher
  * where it is built and a probe shell it started landed in its cgroup, else the prologue. Decided
@@ -131,9 +141,11 @@ export const entry = (parent: string): Effect.Effect<Entry> =>
     entryDetected ??= Effect.runSync(
       Effect.cached(
         Effect.suspend(() =>
-          process.platform === "linux" && exists(launcherPath)
-            ? Effect.map(probe(parent, "launcher"), (works): Entry => (works ? "launcher" : "prologue"))
-            : Effect.succeed<Entry>("prologue")
+          launcherLanded === parent
+            ? Effect.succeed<Entry>("launcher")
+            : launcherBuilt()
+              ? Effect.map(probe(parent, "launcher"), (works): Entry => (works ? "launcher" : "prologue"))
+              : Effect.succeed<Entry>("prologue")
         )
       )
     )
@@ -167,10 +179,10 @@ export const create = (parent: string, name: string): string | undefined => {
   return undefined
 }
 
-/** Removes the parent when no cgroup is left in it; the kernel refuses while one is, so this is safe. */
-const releaseParent = (dir: string): void => {
+/** Removes a parent when no cgroup is left in it; the kernel refuses while one is, so this is safe. */
+const releaseParent = (parent: string): void => {
   try {
-    fs.rmdirSync(path.dirname(dir))
+    fs.rmdirSync(parent)
   } catch {
     // another call (of any host) still lives there, or it is gone already
   }
@@ -203,6 +215,48 @@ const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids)
 const MAX_POLL_MS = 5
 
 /**
+ * Removes the cgroup if it is empty (or gone already); false when a member is still inside. The
+ * parent is left for `releaseParentSoon`.
+ */
+export const removeIfEmpty = (dir: string): boolean => {
+  try {
+    fs.rmdirSync(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false
+  }
+  return true
+}
+
+/**
+ * How long the parent outlives this host's last call: calls back to back reuse it instead of
+ * making and removing it around each one (two more cgroup operations per call).
+ */
+const PARENT_LINGER_MS = 100
+
+let parentRelease: ReturnType<typeof setTimeout> | undefined
+const parentsToRelease = new Set<string>()
+
+/**
+ * Removes the parent of `dir` once `PARENT_LINGER_MS` passed without another call of this host
+ * ending, or when the host exits, whichever comes first (the kernel refuses while any call of any
+ * host lives in it, so this is safe). Neither the timer nor the exit hook keeps the host alive.
+ */
+export const releaseParentSoon = (dir: string): void => {
+  if (!parentsToRelease.has(path.dirname(dir))) {
+    if (parentsToRelease.size === 0) process.once("exit", releaseParents)
+    parentsToRelease.add(path.dirname(dir))
+  }
+  if (parentRelease !== undefined) clearTimeout(parentRelease)
+  parentRelease = setTimeout(releaseParents, PARENT_LINGER_MS)
+  parentRelease.unref()
+}
+
+const releaseParents = (): void => {
+  parentRelease = undefined
+  for (const parent of parentsToRelease) releaseParent(parent)
+}
+
+/**
  * Removes the cgroup once empty, trying for up to `waitMs`, and then its parent if nothing else is
  * in it (so no toolcap cgroup outlives the calls); false when the cgroup is still there.
  */
@@ -211,17 +265,11 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
     const deadline = Date.now() + waitMs
     let delay = 1
     for (;;) {
-      try {
-        fs.rmdirSync(dir)
-        releaseParent(dir)
+      if (removeIfEmpty(dir)) {
+        releaseParent(path.dirname(dir))
         return true
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-          releaseParent(dir)
-          return true
-        }
-        if (Date.now() >= deadline) return false
       }
+      if (Date.now() >= deadline) return false
       yield* Effect.sleep(Duration.millis(delay))
       delay = Math.min(delay * 2, MAX_POLL_MS)
     }
@@ -236,7 +284,9 @@ export const terminate = (
   options: { readonly killGraceMs: number; readonly killWaitMs: number }
 ): Effect.Effect<Termination> =>
   Effect.gen(function* () {
-    let live = members(dir)
+    // a member already on its way out (its pipes closed, say, a moment before it leaves the
+    // cgroup) is not signalled or reported: removing the cgroup waits for it to go
+    let live = members(dir).filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
     if (live.length === 0) return { signalled: [], killed: [], unstoppable: [], survivors: [] }
     const signalled = new Set<number>()
     const denied = new Set<number>()

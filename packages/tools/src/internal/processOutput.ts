@@ -27,8 +27,8 @@ export interface StreamOutput {
 }
 
 /**
- * One stream's capture and chunk count. With `decode` false (nobody consumes chunks) ASCII reads,
- * the common case, are counted as chunks without building a string.
+ * One stream's capture and chunk count. With `decode` false (nobody consumes chunks) a read that
+ * ends in an ASCII byte, the common case, is counted as a chunk without looking at the rest of it.
  *
  * @internal
  */
@@ -60,6 +60,12 @@ export const make = (options: {
       if (finished) return undefined
       capture.push(bytes)
       if (bytes.length === 0) return undefined
+      // nobody reads chunks, nothing is held back and the read ends in an ASCII byte: it makes a
+      // chunk whatever it holds and leaves nothing held back, so it is counted unread
+      if (!options.decode && !maybePending && bytes[bytes.length - 1]! < 0x80) {
+        chunks++
+        return undefined
+      }
       if (!maybePending && isAscii(bytes)) {
         // the common case, ASCII with nothing held back: one copy, no UTF-8 decoding, and no
         // string at all when nobody reads chunks
