@@ -2,13 +2,12 @@
  * Glob's one-shot list (no file index): the files below a directory that match a pattern, newest
  * first. ripgrep lists them (`rg --files`, confined by the kernel to the roots; the files are dated
  * here with `lstat` as the list streams in, and only the newest that can be shown are sorted)
- * when the pattern starts with a wildcard part and Landlock is there; otherwise, or when ripgrep
+ * when the pattern starts with `**` and Landlock is there; otherwise, or when ripgrep
  * cannot run, the guarded walk of `searchWalk` does. Both
  * list the same files (Glob's file set equals `rg --files`, tested) and the pattern is matched
  * here as the index path matches it (picomatch).
  */
 import * as Effect from "effect/Effect"
-import fg from "fast-glob"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
@@ -35,15 +34,13 @@ export interface Ordered {
 const TYPE_SAFE_SUFFIX = /^[A-Za-z0-9._-]+$/
 
 /**
- * Whether ripgrep lists for `pattern`: only a pattern without a fixed start folder (a walk of
- * `src/` alone beats listing the whole directory), only a wildcard one (a literal name is looked
- * up, not listed), and only where ripgrep is confined (without Landlock the walk's descriptor
- * checks are what keep a swapped folder from leading outside).
+ * Whether ripgrep lists for `pattern`: only a pattern that searches the whole tree from its top
+ * (`**` first: a walk of `src/` alone, or of one level for `*.md`, beats listing every file), and
+ * only where ripgrep is confined (without Landlock the walk's descriptor checks are what keep a
+ * swapped folder from leading outside).
  */
 const listedByRipgrep = (pattern: string): boolean =>
-  picomatch.scan(pattern).base === "" &&
-  fg.isDynamicPattern(pattern) &&
-  Confinement.support().kind === "landlock"
+  (pattern === "**" || pattern.startsWith("**/")) && Confinement.support().kind === "landlock"
 
 /**
  * ripgrep lists on one thread: its walk is cheaper than the files' dating here, which runs on
