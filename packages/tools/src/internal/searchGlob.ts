@@ -2,10 +2,9 @@
  * Glob's one-shot list (no file index): the files below a directory that match a pattern, newest
  * first. ripgrep lists them (`rg --files`, confined by the kernel to the roots; the files are dated
  * here with `lstat` as the list streams in, and only the newest that can be shown are sorted)
- * when the pattern starts with `**` and Landlock is there; otherwise, or when ripgrep
- * cannot run, the guarded walk of `searchWalk` does. Both
- * list the same files (Glob's file set equals `rg --files`, tested) and the pattern is matched
- * here as the index path matches it (picomatch).
+ * when the pattern starts with `**` and Landlock is there; otherwise, or when ripgrep cannot run,
+ * the guarded walk of `searchWalk` does. Both list the same files (Glob's file set equals
+ * `rg --files`, tested) and the pattern is matched here as the index path matches it (picomatch).
  */
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"

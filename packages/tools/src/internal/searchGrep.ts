@@ -291,8 +291,9 @@ export const collect = (c: CollectInput) =>
         }
       }
       if (walkRest) break
-      next += itemsOf(batch).length
-      batchSize = nextBatchSize(batch.length, next, gate.entries(), entryCap + 1 - gate.entries())
+      const searched = itemsOf(batch).length
+      next += searched
+      batchSize = nextBatchSize(searched, next, gate.entries(), entryCap + 1 - gate.entries())
     }
     return result.finish()
   })
