@@ -1,6 +1,7 @@
 // What kernel confinement costs a ripgrep run: the same small search spawned bare and through the
-// Landlock launcher (Confinement.command), interleaved, 15 rounds of 40 spawns each; medians of
-// the per-round means and their ratio. Target: ratio <= 1.10 (a Grep call spawns ripgrep two to
+// Landlock launcher (Confinement.command), 15 rounds of 40 pairs, each pair one bare spawn and one
+// confined spawn back to back (the first of the pair alternating), so a change of the machine's
+// load falls on both alike; medians of all spawns of each kind and their ratio. Target: ratio <= 1.10 (a Grep call spawns ripgrep two to
 // three times, so the launcher's extra exec must stay near noise).
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
@@ -28,10 +29,10 @@ const once = (file: string, args: ReadonlyArray<string>) =>
     child.once("close", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))))
   })
 
-const meanMs = async (file: string, args: ReadonlyArray<string>) => {
+const timedMs = async (file: string, args: ReadonlyArray<string>) => {
   const start = performance.now()
-  for (let i = 0; i < SPAWNS_PER_ROUND; i++) await once(file, args)
-  return (performance.now() - start) / SPAWNS_PER_ROUND
+  await once(file, args)
+  return performance.now() - start
 }
 
 const median = (values: ReadonlyArray<number>) =>
@@ -45,8 +46,15 @@ const main = async () => {
   const bare: Array<number> = []
   const wrapped: Array<number> = []
   for (let round = 0; round < ROUNDS; round++) {
-    bare.push(await meanMs(rgPath, args))
-    wrapped.push(await meanMs(confined.file, confined.args))
+    for (let pair = 0; pair < SPAWNS_PER_ROUND; pair++) {
+      if (pair % 2 === 0) {
+        bare.push(await timedMs(rgPath, args))
+        wrapped.push(await timedMs(confined.file, confined.args))
+      } else {
+        wrapped.push(await timedMs(confined.file, confined.args))
+        bare.push(await timedMs(rgPath, args))
+      }
+    }
   }
   const ratio = median(wrapped) / median(bare)
   console.log(

@@ -34,6 +34,8 @@ import { benchLine, loadAverage, median, runMain, tempDirRemovedOnExit } from ".
 const SIZES = (process.env["TOOLCAP_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number)
 const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 9)
 const WARMUP = 2
+/** Substrings of case labels (e.g. `one-shot 100000] Glob`) to run alone; all cases when unset. */
+const ONLY = (process.env["TOOLCAP_BENCH_CASES"] ?? "").split(",").filter((s) => s !== "")
 const COMMON = "function"
 const NOTHING = "zq-no-such-text-qz"
 
@@ -208,6 +210,7 @@ const report = (
 }
 
 const measure = async (label: string, c: Case, host: Host, cwd: string, rounds: number) => {
+  if (ONLY.length > 0 && !ONLY.some((only) => `${label} ${c.name}`.includes(only))) return
   const baseline: Array<number> = []
   const subject: Array<number> = []
   for (let round = 0; round < WARMUP + rounds; round++) {

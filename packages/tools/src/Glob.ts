@@ -7,7 +7,7 @@
  *   are, symlinks are not followed. An explicit `path` reaches into ignored trees (`node_modules`,
  *   `dist`, the scratch directory): ignore files above it do not apply, those at or below it do.
  * - Files come from the host's `FileIndex` when it has one (already in order: the list stops at
- *   the cap), else from a walk of the directory.
+ *   the cap), else from one listing of the directory (`internal/searchGlob`: ripgrep's, or a walk).
  * - Matches are ordered by modification time, newest first, ties by path; `limit` (default
  *   `globLimit`, at most `globMaxLimit`: larger values are clamped and noticed) and the search
  *   budget (`searchMaxLines` / `searchMaxBytes`) cap them with `truncated: true`.
@@ -26,9 +26,9 @@ import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
 import * as Notice from "./internal/notice.js"
+import * as GlobList from "./internal/searchGlob.js"
 import * as Input from "./internal/searchInput.js"
 import * as Order from "./internal/searchOrder.js"
-import * as Walk from "./internal/searchWalk.js"
 
 const TOOL = "Glob"
 
@@ -201,18 +201,18 @@ export const glob = (
           else open = false
         }
       } else {
-        const found = yield* Effect.tryPromise({
-          try: (signal) => Walk.walk(target.realPath, pattern, prefix, signal, guard),
-          catch: (cause) =>
-            new ToolError.ToolPatternInvalid({
-              pattern: decoded.pattern,
-              reason: cause instanceof Error ? cause.message : String(cause)
-            })
-        })
-        found.sort(Order.newestFirst)
-        total = found.length
-        for (const file of found) {
-          if (!gate.admit(Order.renderedBytes(file.display))) break
+        const found = yield* GlobList.list(
+          target,
+          pattern,
+          prefix,
+          limit,
+          guard,
+          (reason) => new ToolError.ToolPatternInvalid({ pattern: decoded.pattern, reason })
+        )
+        total = found.total
+        for (let at = 0; ; at++) {
+          const file = found.at(at)
+          if (file === undefined || !gate.admit(Order.renderedBytes(file.display))) break
           matches.push(file.display)
         }
       }

@@ -271,7 +271,12 @@ export const collect = (c: CollectInput) =>
       // nothing found in the newest files, and the rest is the whole directory: ripgrep walks it
       // itself in one run (its walk lists the same files, tested), instead of being handed them
       const walkRest = next > 0 && gate.entries() === 0 && c.candidates.wholeDirectory === true
-      const batch = walkRest ? allFrom(c.candidates, next) : takeBatch(c.candidates, next, batchSize)
+      // the rest of a walked directory is listed only if the walk finds something (a pattern
+      // that matches nothing costs ripgrep's walk alone, not a list of every file)
+      const from = next
+      const batch = walkRest
+        ? lazily(() => allFrom(c.candidates, from))
+        : takeBatch(c.candidates, next, batchSize)
       const hits = yield* runBatch(
         c,
         batch,
@@ -279,17 +284,30 @@ export const collect = (c: CollectInput) =>
         Math.max(0, budgets.searchMaxBytes - gate.bytes()),
         walkRest
       )
-      for (const candidate of batch) {
-        const found = hits.get(candidate.relative)
-        if (found !== undefined && !result.offer(candidate, found)) break
+      if (hits.size > 0) {
+        for (const candidate of itemsOf(batch)) {
+          const found = hits.get(candidate.relative)
+          if (found !== undefined && !result.offer(candidate, found)) break
+        }
       }
-      next += batch.length
-      batchSize = nextBatchSize(batch.length, next, gate.entries(), entryCap + 1 - gate.entries())
+      if (walkRest) break
+      const searched = itemsOf(batch).length
+      next += searched
+      batchSize = nextBatchSize(searched, next, gate.entries(), entryCap + 1 - gate.entries())
     }
     return result.finish()
   })
 
-/** One ripgrep run over a batch of files, kept per file (`relative` -> hits). */
+/** A run's files, or (for a walk) the way to list them once they are needed. */
+type Batch = ReadonlyArray<Candidate> | (() => ReadonlyArray<Candidate>)
+
+const lazily = (list: () => ReadonlyArray<Candidate>): (() => ReadonlyArray<Candidate>) => {
+  let listed: ReadonlyArray<Candidate> | undefined
+  return () => (listed ??= list())
+}
+
+const itemsOf = (batch: Batch): ReadonlyArray<Candidate> => (typeof batch === "function" ? batch() : batch)
+
 /** Every candidate from `from` on, in order. */
 const allFrom = (candidates: Candidates, from: number): Array<Candidate> => {
   const all: Array<Candidate> = []
@@ -364,27 +382,36 @@ const runFailure = (c: { readonly pattern: string }, exit: Rg.Exit) =>
  */
 const runBatch = (
   c: CollectInput,
-  batch: ReadonlyArray<Candidate>,
+  files: Batch,
   entriesLeft: number,
   bytesLeft: number,
   walk: boolean = false
 ) =>
   Effect.gen(function* () {
+    // a walk's files are listed (and indexed by path) only when its first record arrives
+    let listed: ReadonlyArray<Candidate> | undefined
+    const batchItems = () => (listed ??= itemsOf(files))
     // with the result full, a run only has to show whether anything else matches
     const mode: Mode = entriesLeft === 0 ? "filesWithMatches" : c.mode
     const maxLineChars = c.budgets.maxLineChars
     const columns = maxColumns(maxLineChars)
     const hits = new Map<string, FileHits>()
-    const order = new Map<string, number>()
-    batch.forEach((candidate, index) => order.set(candidate.relative, index))
+    let positions: Map<string, number> | undefined
+    const positionOf = (relative: string): number | undefined => {
+      if (positions === undefined) {
+        positions = new Map()
+        batchItems().forEach((candidate, index) => positions!.set(candidate.relative, index))
+      }
+      return positions.get(relative)
+    }
     const retentionLimit = c.budgets.searchMaxBytes * BATCH_RETENTION_BUDGETS
     let retained = 0
     // files at or after this position in the batch cannot be shown any more
-    let cutoff = batch.length
+    let cutoff = walk ? Number.POSITIVE_INFINITY : batchItems().length
     const hitsOf = (relative: string): FileHits | undefined => {
       let found = hits.get(relative)
       if (found === undefined) {
-        if ((order.get(relative) ?? cutoff) >= cutoff) return undefined
+        if ((positionOf(relative) ?? cutoff) >= cutoff) return undefined
         found = { lines: [], bytes: 0, matchedLines: 0 }
         hits.set(relative, found)
       }
@@ -396,8 +423,9 @@ const runBatch = (
     const prune = () => {
       let entries = 0
       let bytes = 0
-      for (let at = 0; at < cutoff; at++) {
-        const file = hits.get(batch[at]!.relative)
+      const items = batchItems()
+      for (let at = 0; at < Math.min(cutoff, items.length); at++) {
+        const file = hits.get(items[at]!.relative)
         if (file === undefined) continue
         entries += file.lines.length
         bytes += file.bytes
@@ -409,13 +437,14 @@ const runBatch = (
       }
       retained = 0
       for (const [relative, file] of hits) {
-        if (order.get(relative)! >= cutoff) hits.delete(relative)
+        if (positionOf(relative)! >= cutoff) hits.delete(relative)
         else retained += file.bytes
       }
     }
     // on one thread ripgrep prints the files in the order given: once the files before the one
     // printing now hold one entry past what is left (binary files, which the result skips, not
     // counted), nothing later can be shown and the run is stopped
+    const batch = walk ? [] : batchItems()
     const ordered = !walk && batch.length > 1 && batch.length <= ONE_RUN_FILES
     let stopRun: (() => void) | undefined
     let stopped = false
@@ -438,7 +467,7 @@ const runBatch = (
     const onRecord = (record: Records.SearchRecord) => {
       if (stopped) return
       if (ordered) {
-        const index = order.get(record.path) ?? -1
+        const index = positionOf(record.path) ?? -1
         if (index !== currentIndex) {
           completed()
           if (orderedEntries > entriesLeft || orderedBytes > bytesLeft) {

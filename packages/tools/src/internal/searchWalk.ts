@@ -39,7 +39,7 @@ type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Array<fs.D
  * literal (`**\/*.ts` -> `.ts`). Files without it are dropped as their directory is read, before
  * fast-glob sees them: they could not match anyway, and most files of a tree are such files.
  */
-const fileSuffixOf = (pattern: string): string | undefined => {
+export const fileSuffixOf = (pattern: string): string | undefined => {
   const last = pattern.slice(pattern.lastIndexOf("/") + 1)
   const match = /^\*([^*?[\]{}()!+@\\]+)$/.exec(last)
   return match?.[1]
