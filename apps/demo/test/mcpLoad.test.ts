@@ -3,11 +3,18 @@
  * whether the client asked for the chunks (and reads them slowly) or never asked for them, and
  * under many concurrent calls. The figures are the server's peak resident memory (VmHWM).
  *
- * Streaming every chunk to a client keeps ~120 MB of loaded code plus the garbage of decoding
- * hundreds of MB into chunk strings, which V8 collects later the busier the machine is: measured
- * 184–250 MB on a loaded 2-core machine. Even a client that never asked for chunks reached 212 MB
- * once (138 MB typically): the 200 MB bar is not met reliably yet. Every case is held to 300 MB —
- * bounded, where an unpaced server grows past 1.5 GB.
+ * The 200 MB bar of the two single-call cases is not met reliably, so every case is held to
+ * 300 MB — bounded, where an unpaced server grows past 1.5 GB. What the peak is made of (this
+ * workspace bin, on a 2-core machine at load average 7–20): ~116 MB of an idle server (the
+ * bundled `toolcap` package's bin: ~85 MB), a 32 MB young generation, and chunk strings that
+ * outlive two scavenges and so reach the old generation, where they wait for its first full
+ * collection (old space grew to ~170 MB before it). The MCP side no longer copies chunks into the
+ * JS heap (its transport writes each message's bytes straight into a buffer), which halved the
+ * allocation per streamed byte; but a server whose transport dropped every chunk notification
+ * still peaked at ~250 MB, and one that dropped the chunks as Bash handed them over at ~244 MB:
+ * the promoted strings are those the Bash stream decodes from the pipe reads. Measured peaks:
+ * slow logging client 230–262 MB (bundled bin 186–194 MB), client without logs 155–156 MB
+ * (bundled ~127 MB), 16 concurrent calls ~193 MB.
  *
  * `call --stream` to a reader that starts late and reads slowly used to hang now and then: its
  * answer line waited for a `drain` event that never comes when the last line was queued behind a

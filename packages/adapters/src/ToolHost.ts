@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as path from "node:path"
-import { Checkpoint, CheckpointError, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
+import type { CheckpointError, CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { FileIndex, LineIndex, Workspace } from "@toolcap/tools"
@@ -158,7 +158,43 @@ export interface ToolHostConfig {
  * @category constructors
  */
 export const checkpointFileOf = (dataDir: string): string =>
-  path.join(path.resolve(dataDir), CheckpointStore.defaultFileName)
+  path.join(path.resolve(dataDir), checkpointFileName)
+
+/**
+ * The checkpoint package, loaded the first time a host needs it: its transcript codecs and SQL
+ * stores are most of what would otherwise be evaluated when a host starts, and a one-shot
+ * `toolcap call` never checkpoints.
+ */
+const loadCheckpoint = Effect.promise(() => import("@toolcap/checkpoint"))
+
+/**
+ * The checkpoint package's `CheckpointStore.defaultFileName`, not imported: naming the file must
+ * not load the package (`loadCheckpoint`). A test checks that the two agree.
+ */
+const checkpointFileName = "checkpoints.sqlite"
+
+type StoreService = Context.Tag.Service<CheckpointStore.CheckpointStore>
+
+/** A store that opens `location` on first use, in the current scope. */
+const openOnFirstUse = (location: string): Effect.Effect<StoreService, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const opened = yield* Effect.cached(
+      Effect.flatMap(loadCheckpoint, ({ CheckpointStore: Store }) =>
+        Effect.map(Layer.buildWithScope(Store.layerFromLocation(location), scope), (context) =>
+          Context.get(context, Store.CheckpointStore)
+        )
+      )
+    )
+    return {
+      save: (sessionId, transcript, checkpoint) =>
+        Effect.flatMap(opened, (store) => store.save(sessionId, transcript, checkpoint)),
+      latest: (sessionId) => Effect.flatMap(opened, (store) => store.latest(sessionId)),
+      get: (checkpointId) => Effect.flatMap(opened, (store) => store.get(checkpointId)),
+      list: (sessionId) => Effect.flatMap(opened, (store) => store.list(sessionId)),
+      transcript: (sessionId) => Effect.flatMap(opened, (store) => store.transcript(sessionId))
+    } satisfies StoreService
+  })
 
 /**
  * A checkpoint store that opens `location` on first use, in the layer's scope: a host that never
@@ -168,24 +204,10 @@ export const checkpointFileOf = (dataDir: string): string =>
  * @category layers
  */
 export const layerStoreOnFirstUse = (location: string): Layer.Layer<CheckpointStore.CheckpointStore> =>
-  Layer.scoped(
-    CheckpointStore.CheckpointStore,
-    Effect.gen(function* () {
-      const scope = yield* Effect.scope
-      const opened = yield* Effect.cached(
-        Effect.map(Layer.buildWithScope(CheckpointStore.layerFromLocation(location), scope), (context) =>
-          Context.get(context, CheckpointStore.CheckpointStore)
-        )
-      )
-      return {
-        save: (sessionId, transcript, checkpoint) =>
-          Effect.flatMap(opened, (store) => store.save(sessionId, transcript, checkpoint)),
-        latest: (sessionId) => Effect.flatMap(opened, (store) => store.latest(sessionId)),
-        get: (checkpointId) => Effect.flatMap(opened, (store) => store.get(checkpointId)),
-        list: (sessionId) => Effect.flatMap(opened, (store) => store.list(sessionId)),
-        transcript: (sessionId) => Effect.flatMap(opened, (store) => store.transcript(sessionId))
-      }
-    })
+  Layer.unwrapEffect(
+    Effect.map(loadCheckpoint, ({ CheckpointStore: Store }) =>
+      Layer.scoped(Store.CheckpointStore, openOnFirstUse(location))
+    )
   )
 
 /**
@@ -218,10 +240,22 @@ export const makeWith = (
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
   Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore | Scope.Scope
 > =>
+  Effect.flatMap(loadCheckpoint, ({ CheckpointStore: Store }) =>
+    Effect.flatMap(Store.CheckpointStore, (store) => makeOn(config, store))
+  )
+
+/** The host on `store` (given, not looked up: `make` gives one without loading the checkpoint package). */
+const makeOn = (
+  config: ToolHostConfig,
+  store: StoreService
+): Effect.Effect<
+  ToolHostService,
+  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  Budgets.Budgets | FileSystem.FileSystem | Scope.Scope
+> =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
     const fileSystem = Layer.succeed(FileSystem.FileSystem, yield* FileSystem.FileSystem)
-    const store = yield* CheckpointStore.CheckpointStore
     // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
     yield* Scratch.checkDataDir(config.dataDir)
     const scope = yield* Effect.scope
@@ -255,8 +289,6 @@ export const makeWith = (
     })
     if (config.endSessionOnClose === true) yield* Effect.addFinalizer(() => endScratch)
     const running = yield* FiberSet.make<unknown, CallError>()
-
-    const estimation = Layer.merge(TokenEstimator.layer, Layer.succeed(Budgets.Budgets, budgets))
 
     const run = (
       name: ToolDefs.ToolName,
@@ -296,9 +328,12 @@ export const makeWith = (
 
     const checkpoint = (transcript: unknown, options: CheckpointOptions = {}) =>
       Effect.gen(function* () {
-        const neutral = yield* Transcript.fromAny(transcript, options.format)
-        const built = yield* Checkpoint.build(neutral, { summary: options.summary }).pipe(
-          Effect.provide(estimation)
+        const checkpointPackage = yield* loadCheckpoint
+        const neutral = yield* checkpointPackage.Transcript.fromAny(transcript, options.format)
+        const built = yield* checkpointPackage.Checkpoint.build(neutral, { summary: options.summary }).pipe(
+          Effect.provide(
+            Layer.merge(checkpointPackage.TokenEstimator.layer, Layer.succeed(Budgets.Budgets, budgets))
+          )
         )
         return yield* store.save(config.sessionId, neutral, built)
       })
@@ -338,8 +373,11 @@ export const make = (
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
   Budgets.Budgets | Scope.Scope
 > =>
-  // built in the caller's scope: the store opened on first use lives as long as the host
-  Effect.flatMap(Layer.build(layerDefaults(config)), (defaults) => Effect.provide(makeWith(config), defaults))
+  // the store opens on first use in the caller's scope, so it lives as long as the host; the
+  // checkpoint package is not loaded before then
+  Effect.flatMap(openOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)), (store) =>
+    Effect.provide(makeOn(config, store), NodeFileSystem.layer)
+  )
 
 /**
  * The host as a layer on the file system and checkpoint store it is given; its scope is the

@@ -213,4 +213,8 @@ describe("ToolHost (Effect layer)", () => {
       assert.deepStrictEqual([existed, fs.existsSync(file)], [false, true])
     }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
   )
+
+  it("the default checkpoint file is the checkpoint package's (the host names it without loading the package)", () => {
+    assert.strictEqual(ToolHost.checkpointFileOf("/data"), `/data/${CheckpointStore.defaultFileName}`)
+  })
 })

@@ -12,7 +12,7 @@ const ROUNDS = 15
 /** The bundled call may cost at most twice an empty Node start. */
 const TARGET_RATIO = 2.0
 
-const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const bin = fileURLToPath(new URL("../dist/bin.cjs", import.meta.url))
 if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: build first (pnpm run build)`)
 const repo = fileURLToPath(new URL("../../..", import.meta.url))
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-cold-"))

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `toolcap` executable of the package: `call` runs from a CommonJS bundle loaded through a
- * V8 code cache (`internal/codeCache.ts`), everything else from the ES module bundle.
+ * The `toolcap` executable of the package, a CommonJS file: Node starts it without its ES module
+ * loader, which a call would otherwise pay for before anything of toolcap runs. `call` runs from
+ * a CommonJS bundle loaded through a V8 code cache (`internal/codeCache.ts`); everything else
+ * from the ES module bundle's `cli.js`, imported on demand.
  *
  * @since 0.1.0
  */
@@ -10,11 +12,14 @@ import { launch } from "@toolcap/demo/launch"
 import type { Entry } from "@toolcap/demo/launch"
 import * as CodeCache from "./internal/codeCache.js"
 
-await launch(process.argv.slice(2), {
+/** The command-line framework's entry, built beside this file (not resolved at build time). */
+const cliEntry = "./cli.js"
+
+void launch(process.argv.slice(2), {
   call: async () =>
     CodeCache.load<Entry>(
       fileURLToPath(new URL("./call.cjs", import.meta.url)),
       (specifier) => import(specifier)
     ),
-  cli: () => import("@toolcap/demo/cli")
+  cli: () => import(cliEntry) as Promise<Entry>
 })

@@ -93,7 +93,7 @@ const hostEffect = "4.1.0"
 const hostAi = "6.0.300"
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(packageDir, "dist", "bin.js")))
+  if (!fs.existsSync(path.join(packageDir, "dist", "bin.cjs")))
     throw new Error("build toolcap first (pnpm run build)")
   fs.mkdirSync(tarballs, { recursive: true })
   fs.mkdirSync(project, { recursive: true })

@@ -8,10 +8,11 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { Readable, Writable } from "node:stream"
+import * as JsonLine from "./jsonLine.js"
 
 /** @internal */
 export const make = async (input: Readable, output: Writable): Promise<Transport> => {
-  const { ReadBuffer, serializeMessage } = await import("@modelcontextprotocol/sdk/shared/stdio.js")
+  const { ReadBuffer } = await import("@modelcontextprotocol/sdk/shared/stdio.js")
   const readBuffer = new ReadBuffer()
   let closed = false
   let tail: Promise<void> = Promise.resolve()
@@ -42,7 +43,8 @@ export const make = async (input: Readable, output: Writable): Promise<Transport
     send: (message: JSONRPCMessage) => {
       const sent = tail.then(() => {
         if (closed || output.destroyed) return
-        output.write(serializeMessage(message))
+        // bytes, not a string: a chunk notification is not copied into the JS heap on its way out
+        output.write(JsonLine.encode(message))
         return writable()
       })
       tail = sent.catch(() => undefined)
