@@ -30,7 +30,7 @@ const chunkRows = 500
  */
 const chunkBytes = 4 * 1024 * 1024
 
-const chunks = <A>(rows: ReadonlyArray<A>, size: (row: A) => number): Array<ReadonlyArray<A>> => {
+export const chunks = <A>(rows: ReadonlyArray<A>, size: (row: A) => number): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
   let current: Array<A> = []
   let bytes = 0
@@ -47,6 +47,9 @@ const chunks = <A>(rows: ReadonlyArray<A>, size: (row: A) => number): Array<Read
   return out
 }
 
+/** A transcript row's size as `chunks` counts it. */
+const rowBytes = (row: Record.MessageRow): number => row.body.length + (row.text?.length ?? 0)
+
 export interface SqlStoreOptions {
   readonly sql: SqlClient.SqlClient
   readonly migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>>
@@ -59,6 +62,14 @@ export interface SqlStoreOptions {
   /** Which failures are worth running the whole transaction again (SQLite: a busy database), how often. */
   readonly retryWhile: (error: SqlError) => boolean
   readonly retry: Schedule.Schedule<unknown, unknown>
+  /**
+   * Writes transcript rows inside the open transaction in the dialect's bulk form (PostgreSQL:
+   * `COPY`), one bounded batch at a time; without it they go in as multi-row INSERTs.
+   */
+  readonly appendRows?: (
+    sessionId: string,
+    rows: ReadonlyArray<Record.MessageRow>
+  ) => Effect.Effect<void, SqlError>
 }
 
 type CheckpointRow = {
@@ -140,22 +151,21 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         (rows) => rows.map((row) => ({ seq: Number(row.seq), messageId: row.message_id, digest: row.digest }))
       ),
     append: (sessionId, rows) =>
-      insertChunked(
-        "transcript_messages",
-        rows,
-        (row) => row.body.length + (row.text?.length ?? 0),
-        (row) => ({
-          session_id: sessionId,
-          seq: row.seq,
-          message_id: row.messageId,
-          role: row.role,
-          body: row.body,
-          // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
-          text: row.bytes,
-          digest: row.digest,
-          prefix: row.prefix
-        })
-      ),
+      options.appendRows !== undefined
+        ? Effect.forEach(chunks(rows, rowBytes), (chunk) => options.appendRows!(sessionId, chunk), {
+            discard: true
+          })
+        : insertChunked("transcript_messages", rows, rowBytes, (row) => ({
+            session_id: sessionId,
+            seq: row.seq,
+            message_id: row.messageId,
+            role: row.role,
+            body: row.body,
+            // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
+            text: row.bytes,
+            digest: row.digest,
+            prefix: row.prefix
+          })),
     setHead: (sessionId, head) =>
       sql`UPDATE checkpoint_sessions SET message_count = ${head.length}, prefix = ${head.prefix}
         WHERE session_id = ${sessionId}`.pipe(Effect.asVoid),
