@@ -85,13 +85,14 @@ interface PgClient {
 const copyFailed = (cause: unknown) => new SqlError({ cause, message: "Failed to copy transcript rows" })
 
 /**
- * Appends the rows inside the current transaction with one COPY; outside a transaction, or when the
- * connection is not a node-postgres client, fails (the store writes rows only inside a save's
- * transaction).
+ * Appends the batches inside the current transaction, one COPY each. A batch is taken from
+ * `batches` (its rows encoded and hashed) once the previous one is handed to the socket, so the
+ * client computes while the server inserts. Fails outside a transaction or on a connection that
+ * is not a node-postgres client (the store writes rows only inside a save's transaction).
  */
 export const appendRows = (
   sessionId: string,
-  rows: ReadonlyArray<Record.MessageRow>
+  batches: Iterable<ReadonlyArray<Record.MessageRow>>
 ): Effect.Effect<void, SqlError> =>
   Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
     const client = Option.getOrUndefined(transaction)?.[0] as { readonly pg?: PgClient } | undefined
@@ -99,13 +100,43 @@ export const appendRows = (
       return Effect.fail(copyFailed(new Error("COPY needs the transaction's PostgreSQL connection")))
     }
     const pg = client.pg
-    const data = encodeRows(sessionId, rows)
-    return Effect.async<void, SqlError>((resume) => {
-      const stream = pg.query(copyFrom(`COPY transcript_messages (${columns}) FROM STDIN (FORMAT binary)`))
-      stream.once("error", (cause) => resume(Effect.fail(copyFailed(cause))))
-      stream.once("finish", () => resume(Effect.void))
-      stream.end(data)
+    return Effect.async<void, SqlError>((resume_) => {
+      const iterator = batches[Symbol.iterator]()
+      let stream: ReturnType<typeof copyFrom> | undefined
+      let settled = false
+      const resume = (result: Effect.Effect<void, SqlError>) => {
+        if (settled) return
+        settled = true
+        resume_(result)
+      }
+      const copy = (batch: IteratorResult<ReadonlyArray<Record.MessageRow>>): void => {
+        if (batch.done === true) return resume(Effect.void)
+        const current = pg.query(copyFrom(`COPY transcript_messages (${columns}) FROM STDIN (FORMAT binary)`))
+        stream = current
+        let next: IteratorResult<ReadonlyArray<Record.MessageRow>> | undefined
+        current.on("error", (cause) => resume(Effect.fail(copyFailed(cause))))
+        // once the batch is handed to the socket: CopyDone, then the next batch is computed while
+        // the server inserts this one; "finish" is the server's acknowledgement
+        current.once("finish", () => {
+          if (!settled) copy(next!)
+        })
+        current.write(encodeRows(sessionId, batch.value), (error) => {
+          if (error !== undefined && error !== null) return
+          current.end()
+          try {
+            next = iterator.next()
+          } catch (defect) {
+            current.destroy()
+            resume(Effect.die(defect))
+          }
+        })
+      }
+      try {
+        copy(iterator.next())
+      } catch (defect) {
+        resume(Effect.die(defect))
+      }
       // interrupted: the server is told to fail the COPY, and the transaction rolls back
-      return Effect.sync(() => stream.destroy())
+      return Effect.sync(() => stream?.destroy())
     })
   })

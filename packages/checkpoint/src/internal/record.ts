@@ -157,6 +157,50 @@ export const messageRows = (
   return rows
 }
 
+/**
+ * The rows of messages `from ..`, continuing the prefix chain from `previous`, computed (encoded,
+ * hashed) only as far as they are asked for: a store can write the first rows while the next are
+ * still to be computed.
+ */
+export interface RowSource {
+  /** The row at `seq` (at least `from`), computing the rows before it first. */
+  readonly row: (seq: number) => MessageRow
+  /** The rows from `seq` to the end, each computed when the iteration reaches it. */
+  readonly from: (seq: number) => Iterable<MessageRow>
+  /** Every row, all computed. */
+  readonly all: () => ReadonlyArray<MessageRow>
+}
+
+export const rowSource = (
+  messages: ReadonlyArray<Transcript.Message>,
+  from: number,
+  previous: string
+): RowSource => {
+  const rows: Array<MessageRow> = []
+  let prefix = previous
+  const next = () => {
+    const row = messageRow(messages[from + rows.length]!, from + rows.length, prefix)
+    prefix = row.prefix
+    rows.push(row)
+    return row
+  }
+  const row = (seq: number) => {
+    while (from + rows.length <= seq) next()
+    return rows[seq - from]!
+  }
+  return {
+    row,
+    from: function* (seq) {
+      for (let at = seq; at < messages.length; at++)
+        yield at - from < rows.length ? rows[at - from]! : row(at)
+    },
+    all: () => {
+      while (from + rows.length < messages.length) next()
+      return rows
+    }
+  }
+}
+
 /** A stored message from its row: the body, with the text put back when it was stored apart. */
 export const messageOf = (body: string, text: string | Uint8Array | null): unknown => {
   const parsed = JSON.parse(body) as Record<string, unknown>

@@ -30,25 +30,24 @@ const chunkRows = 500
  */
 const chunkBytes = 4 * 1024 * 1024
 
-export const chunks = <A>(rows: ReadonlyArray<A>, size: (row: A) => number): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
+/** Rows in batches of bounded size (see `chunkRows`, `chunkBytes`), each taken from `rows` as it is reached. */
+export function* chunks<A>(rows: Iterable<A>, size: (row: A) => number): Generator<ReadonlyArray<A>> {
   let current: Array<A> = []
   let bytes = 0
   for (const row of rows) {
     if (current.length > 0 && (current.length >= chunkRows || bytes + size(row) > chunkBytes)) {
-      out.push(current)
+      yield current
       current = []
       bytes = 0
     }
     current.push(row)
     bytes += size(row)
   }
-  if (current.length > 0) out.push(current)
-  return out
+  if (current.length > 0) yield current
 }
 
 /** A transcript row's size as `chunks` counts it. */
-const rowBytes = (row: Record.MessageRow): number => row.body.length + (row.text?.length ?? 0)
+export const rowBytes = (row: Record.MessageRow): number => row.body.length + (row.text?.length ?? 0)
 
 export interface SqlStoreOptions {
   readonly sql: SqlClient.SqlClient
@@ -68,7 +67,7 @@ export interface SqlStoreOptions {
    */
   readonly appendRows?: (
     sessionId: string,
-    rows: ReadonlyArray<Record.MessageRow>
+    batches: Iterable<ReadonlyArray<Record.MessageRow>>
   ) => Effect.Effect<void, SqlError>
 }
 
@@ -112,7 +111,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
   /** Rows in statements of bounded size (see `chunkRows`, `chunkBytes`), one after another. */
   const insertChunked = <A>(
     table: string,
-    rows: ReadonlyArray<A>,
+    rows: Iterable<A>,
     size: (row: A) => number,
     record: (row: A) => Record<string, unknown>
   ) =>
@@ -152,9 +151,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
       ),
     append: (sessionId, rows) =>
       options.appendRows !== undefined
-        ? Effect.forEach(chunks(rows, rowBytes), (chunk) => options.appendRows!(sessionId, chunk), {
-            discard: true
-          })
+        ? options.appendRows(sessionId, chunks(rows, rowBytes))
         : insertChunked("transcript_messages", rows, rowBytes, (row) => ({
             session_id: sessionId,
             seq: row.seq,
@@ -241,7 +238,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
 
   return {
     save: (sessionId, transcript, checkpoint) =>
-      Save.save(transact, known, sessionId, transcript, checkpoint),
+      Save.save(transact, known, sessionId, transcript, checkpoint, options.appendRows !== undefined),
     latest: (sessionId) =>
       Effect.zipRight(
         Record.checkSessionId(sessionId),
