@@ -273,8 +273,19 @@ export const prepareCheckpoint = (
         `the checkpoint was built from ${checkpoint.transcriptLength} messages but the transcript has ${transcript.messages.length}; save it with the transcript it was built from`
       )
     }
-    const byId = new Map<string, Transcript.Message>()
-    for (const message of transcript.messages) byId.set(message.id, message)
+    // the messages the context references, found from the end, where the retained window is: a
+    // save after an append looks at the window, not at the whole transcript
+    const byId = new Map<string, Transcript.Message | undefined>()
+    for (const entry of checkpoint.context)
+      if (entry.origin !== "summary") byId.set(entry.message.id, undefined)
+    let missing = byId.size
+    for (let at = transcript.messages.length - 1; at >= 0 && missing > 0; at--) {
+      const message = transcript.messages[at]!
+      if (byId.has(message.id) && byId.get(message.id) === undefined) {
+        byId.set(message.id, message)
+        missing--
+      }
+    }
     const entries: Array<EntryRow> = []
     for (const [position, entry] of checkpoint.context.entries()) {
       if (entry.origin === "summary") {

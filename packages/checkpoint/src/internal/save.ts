@@ -27,8 +27,12 @@ export interface WriteTx<E> {
   readonly prefixAt: (sessionId: string, seq: number) => Effect.Effect<string, E>
   /** Stored rows with `from <= seq < to`, in order. */
   readonly rows: (sessionId: string, from: number, to: number) => Effect.Effect<ReadonlyArray<StoredRow>, E>
-  /** Appends rows, in order; each row is computed when the iteration reaches it. */
-  readonly append: (sessionId: string, rows: Iterable<Record.MessageRow>) => Effect.Effect<void, E>
+  /** Appends `count` rows, in order; each row is computed when the iteration reaches it. */
+  readonly append: (
+    sessionId: string,
+    rows: Iterable<Record.MessageRow>,
+    count: number
+  ) => Effect.Effect<void, E>
   readonly setHead: (sessionId: string, head: Record.Head) => Effect.Effect<void, E>
   readonly insertCheckpoint: (row: {
     readonly sessionId: string
@@ -185,7 +189,7 @@ export const save = <E>(
           })
         }
         if (length > head.length) {
-          yield* tx.append(sessionId, rows.from(head.length))
+          yield* tx.append(sessionId, rows.from(head.length), length - head.length)
           yield* tx.setHead(sessionId, { length, prefix: prefixAt(length - 1) })
         }
         const id = yield* tx.insertCheckpoint({

@@ -46,6 +46,13 @@ export function* chunks<A>(rows: Iterable<A>, size: (row: A) => number): Generat
   if (current.length > 0) yield current
 }
 
+/**
+ * Rows from which a save uses the dialect's bulk form (`appendRows`), when it has one. A COPY
+ * takes two round trips (its start, then its data and end) where an INSERT takes one, so the few
+ * rows of a save after an append go in as an INSERT.
+ */
+const bulkRows = 16
+
 /** A transcript row's size as `chunks` counts it. */
 export const rowBytes = (row: Record.MessageRow): number => row.body.length + (row.text?.length ?? 0)
 
@@ -149,8 +156,9 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
           WHERE session_id = ${sessionId} AND seq >= ${from} AND seq < ${to} ORDER BY seq`,
         (rows) => rows.map((row) => ({ seq: Number(row.seq), messageId: row.message_id, digest: row.digest }))
       ),
-    append: (sessionId, rows) =>
-      options.appendRows !== undefined
+    append: (sessionId, rows, count) =>
+      // a few rows (a save after an append) take one INSERT: fewer round trips than a COPY
+      options.appendRows !== undefined && count > bulkRows
         ? options.appendRows(sessionId, chunks(rows, rowBytes))
         : insertChunked("transcript_messages", rows, rowBytes, (row) => ({
             session_id: sessionId,
