@@ -107,8 +107,6 @@ export const make = Effect.gen(function* () {
           return yield* run
         })
       ),
-    // the session's row stays locked until the save commits: a second writer waits, then sees it
-    lockClause: "FOR UPDATE",
     retryWhile: () => false,
     retry: Schedule.stop,
     appendRows: PgCopy.appendRows

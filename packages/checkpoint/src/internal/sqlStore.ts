@@ -63,8 +63,6 @@ export interface SqlStoreOptions {
   readonly migrate: <A, E>(
     run: Effect.Effect<A, E, SqlClient.SqlClient>
   ) => Effect.Effect<A, E | SqlError, SqlClient.SqlClient>
-  /** Appended to the session head's SELECT inside a save (PostgreSQL: `FOR UPDATE`). */
-  readonly lockClause: string
   /** Which failures are worth running the whole transaction again (SQLite: a busy database), how often. */
   readonly retryWhile: (error: SqlError) => boolean
   readonly retry: Schedule.Schedule<unknown, unknown>
@@ -132,16 +130,17 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
 
   const tx: Save.WriteTx<SqlError> = {
     lockHead: (sessionId) =>
-      Effect.gen(function* () {
-        // a write first: SQLite then holds the write lock for the rest of the transaction
-        yield* sql`INSERT INTO checkpoint_sessions (session_id, message_count, prefix)
-          VALUES (${sessionId}, 0, '') ON CONFLICT (session_id) DO NOTHING`
-        const [head] = yield* sql<{ message_count: number; prefix: string }>`
-          SELECT message_count, prefix FROM checkpoint_sessions WHERE session_id = ${sessionId} ${sql.literal(options.lockClause)}`
-        return head === undefined
-          ? Record.emptyHead
-          : { length: Number(head.message_count), prefix: head.prefix }
-      }),
+      // one statement that writes the session's row (creating it when new) and returns it: the
+      // write locks it until the save commits (SQLite: the database's write lock; PostgreSQL: the
+      // row, so a second writer of the session waits, then reads what the first committed)
+      Effect.map(
+        sql<{ message_count: number; prefix: string }>`
+          INSERT INTO checkpoint_sessions (session_id, message_count, prefix) VALUES (${sessionId}, 0, '')
+          ON CONFLICT (session_id) DO UPDATE SET message_count = checkpoint_sessions.message_count
+          RETURNING message_count, prefix`,
+        ([head]) =>
+          head === undefined ? Record.emptyHead : { length: Number(head.message_count), prefix: head.prefix }
+      ),
     prefixAt: (sessionId, seq) =>
       Effect.map(
         sql<{
