@@ -203,7 +203,6 @@ const makeSqlite = (options: SqliteOptions) =>
             })
           )
           .pipe(Effect.retry({ schedule: busyRetry, while: (error) => isSqlErrorBusy(error) })),
-      lockClause: "",
       retryWhile: isBusy,
       retry: busyRetry
     })

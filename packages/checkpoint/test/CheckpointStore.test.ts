@@ -85,6 +85,32 @@ const storeLaws = (
     )
   )
 
+  it.scoped("a transcript of more rows than one write batch holds reads back whole and in order", () =>
+    withStore((store) =>
+      Effect.gen(function* () {
+        // 1,201 messages: three batches of at most 500 rows (PostgreSQL: three COPYs)
+        const messages: Array<Transcript.Message> = Array.from({ length: 1_201 }, (_, k) =>
+          k % 2 === 0
+            ? {
+                role: "user",
+                id: `u${k}`,
+                text: `question ${k}: what does line ${k} do?\n\ttabs, "quotes", \\ é 😀`
+              }
+            : { role: "assistant", id: `a${k}`, text: `answer ${k}`, toolCalls: [] }
+        )
+        const transcript: Transcript.Transcript = { messages }
+        const saved = yield* store.save("many", transcript, yield* buildWith(transcript))
+        assert.deepStrictEqual(yield* store.transcript("many"), transcript)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.latest("many")), saved)
+        const grown: Transcript.Transcript = {
+          messages: [...messages, { role: "user", id: "last", text: "and one more" }]
+        }
+        yield* store.save("many", grown, yield* buildWith(grown))
+        assert.deepStrictEqual(yield* store.transcript("many"), grown)
+      })
+    )
+  )
+
   it.scoped("bad input: session ids, a checkpoint of another transcript, a non-transcript", () =>
     withStore((store) =>
       Effect.gen(function* () {

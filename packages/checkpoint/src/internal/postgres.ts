@@ -6,6 +6,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
+import * as PgCopy from "./pgCopy.js"
 import * as SqlStore from "./sqlStore.js"
 
 /**
@@ -106,9 +107,8 @@ export const make = Effect.gen(function* () {
           return yield* run
         })
       ),
-    // the session's row stays locked until the save commits: a second writer waits, then sees it
-    lockClause: "FOR UPDATE",
     retryWhile: () => false,
-    retry: Schedule.stop
+    retry: Schedule.stop,
+    appendRows: PgCopy.appendRows
   })
 })

@@ -157,6 +157,50 @@ export const messageRows = (
   return rows
 }
 
+/**
+ * The rows of messages `from ..`, continuing the prefix chain from `previous`, computed (encoded,
+ * hashed) only as far as they are asked for: a store can write the first rows while the next are
+ * still to be computed.
+ */
+export interface RowSource {
+  /** The row at `seq` (at least `from`), computing the rows before it first. */
+  readonly row: (seq: number) => MessageRow
+  /** The rows from `seq` to the end, each computed when the iteration reaches it. */
+  readonly from: (seq: number) => Iterable<MessageRow>
+  /** Every row, all computed. */
+  readonly all: () => ReadonlyArray<MessageRow>
+}
+
+export const rowSource = (
+  messages: ReadonlyArray<Transcript.Message>,
+  from: number,
+  previous: string
+): RowSource => {
+  const rows: Array<MessageRow> = []
+  let prefix = previous
+  const next = () => {
+    const row = messageRow(messages[from + rows.length]!, from + rows.length, prefix)
+    prefix = row.prefix
+    rows.push(row)
+    return row
+  }
+  const row = (seq: number) => {
+    while (from + rows.length <= seq) next()
+    return rows[seq - from]!
+  }
+  return {
+    row,
+    from: function* (seq) {
+      for (let at = seq; at < messages.length; at++)
+        yield at - from < rows.length ? rows[at - from]! : row(at)
+    },
+    all: () => {
+      while (from + rows.length < messages.length) next()
+      return rows
+    }
+  }
+}
+
 /** A stored message from its row: the body, with the text put back when it was stored apart. */
 export const messageOf = (body: string, text: string | Uint8Array | null): unknown => {
   const parsed = JSON.parse(body) as Record<string, unknown>
@@ -229,8 +273,19 @@ export const prepareCheckpoint = (
         `the checkpoint was built from ${checkpoint.transcriptLength} messages but the transcript has ${transcript.messages.length}; save it with the transcript it was built from`
       )
     }
-    const byId = new Map<string, Transcript.Message>()
-    for (const message of transcript.messages) byId.set(message.id, message)
+    // the messages the context references, found from the end, where the retained window is: a
+    // save after an append looks at the window, not at the whole transcript
+    const byId = new Map<string, Transcript.Message | undefined>()
+    for (const entry of checkpoint.context)
+      if (entry.origin !== "summary") byId.set(entry.message.id, undefined)
+    let missing = byId.size
+    for (let at = transcript.messages.length - 1; at >= 0 && missing > 0; at--) {
+      const message = transcript.messages[at]!
+      if (byId.has(message.id) && byId.get(message.id) === undefined) {
+        byId.set(message.id, message)
+        missing--
+      }
+    }
     const entries: Array<EntryRow> = []
     for (const [position, entry] of checkpoint.context.entries()) {
       if (entry.origin === "summary") {

@@ -27,7 +27,12 @@ export interface WriteTx<E> {
   readonly prefixAt: (sessionId: string, seq: number) => Effect.Effect<string, E>
   /** Stored rows with `from <= seq < to`, in order. */
   readonly rows: (sessionId: string, from: number, to: number) => Effect.Effect<ReadonlyArray<StoredRow>, E>
-  readonly append: (sessionId: string, rows: ReadonlyArray<Record.MessageRow>) => Effect.Effect<void, E>
+  /** Appends `count` rows, in order; each row is computed when the iteration reaches it. */
+  readonly append: (
+    sessionId: string,
+    rows: Iterable<Record.MessageRow>,
+    count: number
+  ) => Effect.Effect<void, E>
   readonly setHead: (sessionId: string, head: Record.Head) => Effect.Effect<void, E>
   readonly insertCheckpoint: (row: {
     readonly sessionId: string
@@ -116,7 +121,12 @@ export const save = <E>(
   known: KnownSessions,
   sessionId: string,
   transcript: unknown,
-  checkpoint: Checkpoint.Checkpoint
+  checkpoint: Checkpoint.Checkpoint,
+  /**
+   * Whether the store writes rows while later ones are still being computed (PostgreSQL's COPY);
+   * otherwise every row is computed before the transaction, which then holds its lock only to write.
+   */
+  streamRows = false
 ): Effect.Effect<Saved, CheckpointInvalid | CheckpointConflict | CheckpointStoreFailed> =>
   Effect.gen(function* () {
     yield* Record.checkSessionId(sessionId)
@@ -146,9 +156,11 @@ export const save = <E>(
         )
       }
     }
-    const rows = Record.messageRows(messages, same, same > 0 ? remembered!.prefixes[same - 1]! : "")
-    const prefixAt = (seq: number): string =>
-      seq < same ? remembered!.prefixes[seq]! : rows[seq - same]!.prefix
+    // computed as the transaction needs them: the rows a store writes can go out while the next
+    // ones are being encoded and hashed
+    const rows = Record.rowSource(messages, same, same > 0 ? remembered!.prefixes[same - 1]! : "")
+    const prefixAt = (seq: number): string => (seq < same ? remembered!.prefixes[seq]! : rows.row(seq).prefix)
+    if (!streamRows) rows.all()
 
     const checkpointId = yield* transact<number, CheckpointConflict | CheckpointStoreFailed>((tx) =>
       Effect.gen(function* () {
@@ -177,7 +189,7 @@ export const save = <E>(
           })
         }
         if (length > head.length) {
-          yield* tx.append(sessionId, rows.slice(head.length - same))
+          yield* tx.append(sessionId, rows.from(head.length), length - head.length)
           yield* tx.setHead(sessionId, { length, prefix: prefixAt(length - 1) })
         }
         const id = yield* tx.insertCheckpoint({
@@ -194,7 +206,7 @@ export const save = <E>(
     )
     // copies of the arrays (references only): the host may push to its own array afterwards
     const prefixes = same === 0 ? [] : remembered!.prefixes.slice(0, same)
-    for (const row of rows) prefixes.push(row.prefix)
+    for (const row of rows.all()) prefixes.push(row.prefix)
     known.set(sessionId, { messages: messages.slice(), prefixes })
     return { checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }
   })

@@ -30,22 +30,31 @@ const chunkRows = 500
  */
 const chunkBytes = 4 * 1024 * 1024
 
-const chunks = <A>(rows: ReadonlyArray<A>, size: (row: A) => number): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
+/** Rows in batches of bounded size (see `chunkRows`, `chunkBytes`), each taken from `rows` as it is reached. */
+export function* chunks<A>(rows: Iterable<A>, size: (row: A) => number): Generator<ReadonlyArray<A>> {
   let current: Array<A> = []
   let bytes = 0
   for (const row of rows) {
     if (current.length > 0 && (current.length >= chunkRows || bytes + size(row) > chunkBytes)) {
-      out.push(current)
+      yield current
       current = []
       bytes = 0
     }
     current.push(row)
     bytes += size(row)
   }
-  if (current.length > 0) out.push(current)
-  return out
+  if (current.length > 0) yield current
 }
+
+/**
+ * Rows from which a save uses the dialect's bulk form (`appendRows`), when it has one. A COPY
+ * takes two round trips (its start, then its data and end) where an INSERT takes one, so the few
+ * rows of a save after an append go in as an INSERT.
+ */
+const bulkRows = 16
+
+/** A transcript row's size as `chunks` counts it. */
+export const rowBytes = (row: Record.MessageRow): number => row.body.length + (row.text?.length ?? 0)
 
 export interface SqlStoreOptions {
   readonly sql: SqlClient.SqlClient
@@ -54,11 +63,17 @@ export interface SqlStoreOptions {
   readonly migrate: <A, E>(
     run: Effect.Effect<A, E, SqlClient.SqlClient>
   ) => Effect.Effect<A, E | SqlError, SqlClient.SqlClient>
-  /** Appended to the session head's SELECT inside a save (PostgreSQL: `FOR UPDATE`). */
-  readonly lockClause: string
   /** Which failures are worth running the whole transaction again (SQLite: a busy database), how often. */
   readonly retryWhile: (error: SqlError) => boolean
   readonly retry: Schedule.Schedule<unknown, unknown>
+  /**
+   * Writes transcript rows inside the open transaction in the dialect's bulk form (PostgreSQL:
+   * `COPY`), one bounded batch at a time; without it they go in as multi-row INSERTs.
+   */
+  readonly appendRows?: (
+    sessionId: string,
+    batches: Iterable<ReadonlyArray<Record.MessageRow>>
+  ) => Effect.Effect<void, SqlError>
 }
 
 type CheckpointRow = {
@@ -101,7 +116,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
   /** Rows in statements of bounded size (see `chunkRows`, `chunkBytes`), one after another. */
   const insertChunked = <A>(
     table: string,
-    rows: ReadonlyArray<A>,
+    rows: Iterable<A>,
     size: (row: A) => number,
     record: (row: A) => Record<string, unknown>
   ) =>
@@ -115,16 +130,17 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
 
   const tx: Save.WriteTx<SqlError> = {
     lockHead: (sessionId) =>
-      Effect.gen(function* () {
-        // a write first: SQLite then holds the write lock for the rest of the transaction
-        yield* sql`INSERT INTO checkpoint_sessions (session_id, message_count, prefix)
-          VALUES (${sessionId}, 0, '') ON CONFLICT (session_id) DO NOTHING`
-        const [head] = yield* sql<{ message_count: number; prefix: string }>`
-          SELECT message_count, prefix FROM checkpoint_sessions WHERE session_id = ${sessionId} ${sql.literal(options.lockClause)}`
-        return head === undefined
-          ? Record.emptyHead
-          : { length: Number(head.message_count), prefix: head.prefix }
-      }),
+      // one statement that writes the session's row (creating it when new) and returns it: the
+      // write locks it until the save commits (SQLite: the database's write lock; PostgreSQL: the
+      // row, so a second writer of the session waits, then reads what the first committed)
+      Effect.map(
+        sql<{ message_count: number; prefix: string }>`
+          INSERT INTO checkpoint_sessions (session_id, message_count, prefix) VALUES (${sessionId}, 0, '')
+          ON CONFLICT (session_id) DO UPDATE SET message_count = checkpoint_sessions.message_count
+          RETURNING message_count, prefix`,
+        ([head]) =>
+          head === undefined ? Record.emptyHead : { length: Number(head.message_count), prefix: head.prefix }
+      ),
     prefixAt: (sessionId, seq) =>
       Effect.map(
         sql<{
@@ -139,23 +155,21 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
           WHERE session_id = ${sessionId} AND seq >= ${from} AND seq < ${to} ORDER BY seq`,
         (rows) => rows.map((row) => ({ seq: Number(row.seq), messageId: row.message_id, digest: row.digest }))
       ),
-    append: (sessionId, rows) =>
-      insertChunked(
-        "transcript_messages",
-        rows,
-        (row) => row.body.length + (row.text?.length ?? 0),
-        (row) => ({
-          session_id: sessionId,
-          seq: row.seq,
-          message_id: row.messageId,
-          role: row.role,
-          body: row.body,
-          // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
-          text: row.bytes,
-          digest: row.digest,
-          prefix: row.prefix
-        })
-      ),
+    append: (sessionId, rows, count) =>
+      // a few rows (a save after an append) take one INSERT: fewer round trips than a COPY
+      options.appendRows !== undefined && count > bulkRows
+        ? options.appendRows(sessionId, chunks(rows, rowBytes))
+        : insertChunked("transcript_messages", rows, rowBytes, (row) => ({
+            session_id: sessionId,
+            seq: row.seq,
+            message_id: row.messageId,
+            role: row.role,
+            body: row.body,
+            // SQLite keeps the bytes as a BLOB, PostgreSQL receives them as text in binary format
+            text: row.bytes,
+            digest: row.digest,
+            prefix: row.prefix
+          })),
     setHead: (sessionId, head) =>
       sql`UPDATE checkpoint_sessions SET message_count = ${head.length}, prefix = ${head.prefix}
         WHERE session_id = ${sessionId}`.pipe(Effect.asVoid),
@@ -231,7 +245,7 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
 
   return {
     save: (sessionId, transcript, checkpoint) =>
-      Save.save(transact, known, sessionId, transcript, checkpoint),
+      Save.save(transact, known, sessionId, transcript, checkpoint, options.appendRows !== undefined),
     latest: (sessionId) =>
       Effect.zipRight(
         Record.checkSessionId(sessionId),
