@@ -162,4 +162,22 @@ describe("one output stream", () => {
       )
     })
   )
+
+  it.effect(
+    "a chunk kept as bytes looks like a plain chunk to every consumer, and lets its bytes go once read",
+    () =>
+      Effect.sync(() => {
+        const bytes = Utf8.encode("héllo\n")
+        const chunk = BashChunk.make("c", "stdout", 3, { bytes, ascii: false })
+        assert.strictEqual(BashChunk.bytesOf(chunk), bytes)
+        assert.strictEqual(
+          JSON.stringify(chunk),
+          JSON.stringify({ callId: "c", stream: "stdout", seq: 3, data: "héllo\n" })
+        )
+        assert.deepStrictEqual({ ...chunk }, { callId: "c", stream: "stdout", seq: 3, data: "héllo\n" })
+        assert.deepStrictEqual(Object.keys(chunk), ["callId", "stream", "seq", "data"])
+        assert.isUndefined(BashChunk.bytesOf(chunk))
+        assert.isUndefined(BashChunk.bytesOf(BashChunk.make("c", "stdout", 0, "text")))
+      })
+  )
 })

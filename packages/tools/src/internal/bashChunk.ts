@@ -22,7 +22,9 @@ const bytesKey: unique symbol = Symbol.for("toolcap/BashChunk/bytes")
 /** @internal */
 export const make = (callId: string, stream: "stdout" | "stderr", seq: number, payload: Payload): Chunk => {
   if (typeof payload === "string") return { callId, stream, seq, data: payload }
+  // the getter holds these, not the payload: once decoded, the bytes can go
   let bytes: Uint8Array | undefined = payload.bytes
+  const encoding = payload.ascii ? "latin1" : "utf8"
   let data: string | undefined
   const chunk = { callId, stream, seq } as {
     callId: string
@@ -37,7 +39,7 @@ export const make = (callId: string, stream: "stdout" | "stderr", seq: number, p
       if (data === undefined) {
         const view = Buffer.from(bytes!.buffer, bytes!.byteOffset, bytes!.byteLength)
         // ASCII reads as latin1: the same text, decoded without a UTF-8 pass
-        data = view.toString(payload.ascii ? "latin1" : "utf8")
+        data = view.toString(encoding)
         bytes = undefined
       }
       return data
