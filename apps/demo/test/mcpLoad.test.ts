@@ -5,16 +5,19 @@
  *
  * The 200 MB bar of the two single-call cases is not met reliably, so every case is held to
  * 300 MB — bounded, where an unpaced server grows past 1.5 GB. What the peak is made of (this
- * workspace bin, on a 2-core machine at load average 7–20): ~116 MB of an idle server (the
- * bundled `toolcap` package's bin: ~85 MB), a 32 MB young generation, and chunk strings that
- * outlive two scavenges and so reach the old generation, where they wait for its first full
- * collection (old space grew to ~170 MB before it). The MCP side no longer copies chunks into the
- * JS heap (its transport writes each message's bytes straight into a buffer), which halved the
- * allocation per streamed byte; but a server whose transport dropped every chunk notification
- * still peaked at ~250 MB, and one that dropped the chunks as Bash handed them over at ~244 MB:
- * the promoted strings are those the Bash stream decodes from the pipe reads. Measured peaks:
- * slow logging client 230–262 MB (bundled bin 186–194 MB), client without logs 155–156 MB
- * (bundled ~127 MB), 16 concurrent calls ~193 MB.
+ * workspace bin, on a 2-core machine at load average 6–11): ~116 MB of an idle server (the
+ * bundled `toolcap` package's bin: ~85 MB), a JS heap that grows from ~65 to ~80 MB, and pipe
+ * reads waiting for a garbage collection. No chunk becomes a JS string on its way to a client:
+ * a pipe read that is whole UTF-8 stays bytes in its chunk (`Bash.chunkBytes`), the chunk
+ * forwarder coalesces those bytes and the transport escapes them straight into each message's
+ * buffer; a client that never asked for logs gets chunks that are never decoded at all. What is
+ * left is off the JS heap: every pipe read is a fresh buffer, freed only when a collection finds
+ * it dead. Between two full collections array buffers grew to 62–72 MB (36 MB without logs), the
+ * same when every chunk notification was dropped before the transport; shrinking Bash's stream
+ * queue and the pipe buffer from 32 and 16 reads to 4 and 4 changed nothing.
+ * Measured peaks (load 6–11): slow logging client 185–203 MB over 5 runs (median 197; 264–267
+ * when chunks were decoded strings), client without logs 153–156 MB over 5 runs, 16 concurrent
+ * calls 189–190 MB over 2.
  *
  * `call --stream` to a reader that starts late and reads slowly used to hang now and then: its
  * answer line waited for a `drain` event that never comes when the last line was queued behind a

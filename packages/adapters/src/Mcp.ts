@@ -137,12 +137,13 @@ export const createServer = async (
                 progress += 1
                 await extra.sendNotification({
                   method: "notifications/progress",
-                  params: { progressToken, progress, message: `${run.stream}: ${run.data}` }
+                  params: { progressToken, progress, message: `${run.stream}: ${run.data.toString()}` }
                 })
               }
               if (logs(run.stream)) {
                 await extra.sendNotification({
                   method: "notifications/message",
+                  // `data` may be the run's UTF-8 bytes: the transport escapes them into the line
                   params: { level: levelOf(run.stream), logger: chunkLogger, data: { ...run } }
                 })
               }

@@ -42,7 +42,7 @@ describe("chunk forwarder", () => {
       let stalled = new Promise<void>((resolve) => (release = resolve))
       const forwarder = ChunkForwarder.make(async (runs) => {
         await stalled
-        for (const run of runs) sent.push(run.data)
+        for (const run of runs) sent.push(run.data.toString())
       })
       const piece = "x".repeat(16 * 1024)
       let delivered = 0

@@ -33,6 +33,7 @@ import { Scratch } from "@toolcap/spill"
 import * as ProcessRunner from "./ProcessRunner.js"
 import * as ProcessTree from "./ProcessTree.js"
 import * as Workspace from "./Workspace.js"
+import * as Chunk from "./internal/bashChunk.js"
 import * as Proc from "./internal/process.js"
 import * as Output from "./internal/processOutput.js"
 import * as Wait from "./internal/processWait.js"
@@ -59,7 +60,8 @@ export type BashInput = typeof BashInput.Type
 
 /**
  * One piece of output while the command runs. `seq` counts from 0 per (call, stream) without
- * gaps; `data` never ends inside a UTF-8 sequence.
+ * gaps; `data` never ends inside a UTF-8 sequence. Bash's chunks may decode `data` on first
+ * read (see `chunkBytes`); it is an enumerable property like the others.
  *
  * @since 0.1.0
  * @category models
@@ -76,6 +78,18 @@ export const BashChunk = Schema.Struct({
  * @category models
  */
 export type BashChunk = typeof BashChunk.Type
+
+/**
+ * The UTF-8 bytes of a chunk's `data`, when Bash still holds them undecoded: a chunk made from a
+ * pipe read that was whole UTF-8 keeps the read and decodes `data` only when it is first read
+ * (then lets the bytes go). A host that only passes chunks on (such as the MCP server escaping
+ * them into JSON) can use the bytes and never make the string; undefined once `data` was read,
+ * or for a chunk Bash made as text.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const chunkBytes = (chunk: BashChunk): Uint8Array | undefined => Chunk.bytesOf(chunk)
 
 const Omitted = Schema.Struct({ bytes: Schema.Number, lines: Schema.Number })
 
@@ -526,9 +540,9 @@ const execute = (
     const consumerFailed = Wait.once<unknown>()
     let consumerBroken = false
     /** Hands a chunk to `onChunk`; the chunk, or undefined when there is none to deliver. */
-    const deliverNow = (stream: Proc.StreamName, data: string | undefined): BashChunk | undefined => {
+    const deliverNow = (stream: Proc.StreamName, data: Chunk.Payload | undefined): BashChunk | undefined => {
       if (data === undefined || consumerBroken) return undefined
-      const chunk: BashChunk = { callId, stream, seq: outputs[stream].lastSeq()!, data }
+      const chunk: BashChunk = Chunk.make(callId, stream, outputs[stream].lastSeq()!, data)
       if (options.onChunk !== undefined) {
         try {
           options.onChunk(chunk)
@@ -539,7 +553,7 @@ const execute = (
       }
       return chunk
     }
-    const deliver = (stream: Proc.StreamName, data: string | undefined): Effect.Effect<void> => {
+    const deliver = (stream: Proc.StreamName, data: Chunk.Payload | undefined): Effect.Effect<void> => {
       const chunk = deliverNow(stream, data)
       if (chunk === undefined || options.offer === undefined) return Effect.void
       return options.offer(chunk).pipe(Effect.onInterrupt(() => Effect.sync(outputs[stream].undeliver)))

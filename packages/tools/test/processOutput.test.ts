@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Order from "effect/Order"
 import { Truncate, Utf8 } from "@toolcap/limits"
+import { StringDecoder } from "node:string_decoder"
+import * as BashChunk from "../src/internal/bashChunk.js"
 import * as Output from "../src/internal/processOutput.js"
 
 /** A string and cut points splitting its UTF-8 bytes anywhere, also inside a sequence. */
@@ -32,10 +34,47 @@ interface Chunk {
   readonly data: string
 }
 
+/** The text of a chunk payload, as a chunk made of it gives it. */
+const textOf = (payload: BashChunk.Payload | undefined): string | undefined =>
+  payload === undefined ? undefined : BashChunk.make("c", "stdout", 0, payload).data
+
 /** Feeds pieces to a decoding output and collects its chunks with their seq. */
-const collect = (output: Output.StreamOutput, chunks: Array<Chunk>) => (data: string | undefined) => {
-  if (data !== undefined) chunks.push({ seq: output.lastSeq()!, data })
-}
+const collect =
+  (output: Output.StreamOutput, chunks: Array<Chunk>) => (payload: BashChunk.Payload | undefined) => {
+    const data = textOf(payload)
+    if (data !== undefined) chunks.push({ seq: output.lastSeq()!, data })
+  }
+
+const orNone = (text: string) => (text.length === 0 ? undefined : text)
+
+/** Any bytes (invalid UTF-8 included) and cut points. */
+const splitBytes = FastCheck.oneof(
+  FastCheck.uint8Array({ maxLength: 80 }),
+  FastCheck.array(
+    FastCheck.oneof(
+      FastCheck.string({ unit: "binary", maxLength: 8 }).map((text) => Utf8.encode(text)),
+      FastCheck.constantFrom(
+        new Uint8Array([0xe2, 0x82]),
+        new Uint8Array([0xf0, 0x9f]),
+        new Uint8Array([0xed, 0xa0, 0x80]),
+        new Uint8Array([0xc0, 0xaf]),
+        new Uint8Array([0xff]),
+        new Uint8Array([0xef, 0xbb, 0xbf])
+      )
+    ),
+    { maxLength: 12 }
+  ).map((parts) => Uint8Array.from(parts.flatMap((part) => [...part])))
+).chain((bytes) =>
+  FastCheck.uniqueArray(FastCheck.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), {
+    maxLength: 12
+  }).map((cuts) => ({
+    bytes,
+    cuts: Arr.sort(
+      cuts.filter((c) => c < bytes.length),
+      Order.number
+    )
+  }))
+)
 
 describe("one output stream", () => {
   it.prop(
@@ -84,6 +123,25 @@ describe("one output stream", () => {
     { fastCheck: { numRuns: 200 } }
   )
 
+  it.prop(
+    "each read's chunk text is what a streaming decoder gives for it, whether kept as bytes or decoded, invalid UTF-8 included",
+    [splitBytes],
+    ([{ bytes, cuts }]) => {
+      const output = Output.make({ keep: "head", captureMaxBytes: 16, captureMaxLines: 3, decode: true })
+      const decoder = new StringDecoder("utf8")
+      for (const piece of pieces(bytes, cuts)) {
+        const payload = output.push(piece)
+        assert.strictEqual(textOf(payload), orNone(decoder.write(Buffer.from(piece))))
+        // bytes are kept only for a read that is whole UTF-8: they decode to the text as they are
+        if (payload !== undefined && typeof payload !== "string") {
+          assert.strictEqual(Buffer.from(payload.bytes).toString("utf8"), textOf(payload))
+        }
+      }
+      assert.strictEqual(textOf(output.finish()), orNone(decoder.end()))
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
   it.effect("an incomplete sequence at the very end becomes one U+FFFD in a last chunk", () =>
     Effect.sync(() => {
       const chunks: Array<Chunk> = []
@@ -103,5 +161,23 @@ describe("one output stream", () => {
         ]
       )
     })
+  )
+
+  it.effect(
+    "a chunk kept as bytes looks like a plain chunk to every consumer, and lets its bytes go once read",
+    () =>
+      Effect.sync(() => {
+        const bytes = Utf8.encode("héllo\n")
+        const chunk = BashChunk.make("c", "stdout", 3, { bytes, ascii: false })
+        assert.strictEqual(BashChunk.bytesOf(chunk), bytes)
+        assert.strictEqual(
+          JSON.stringify(chunk),
+          JSON.stringify({ callId: "c", stream: "stdout", seq: 3, data: "héllo\n" })
+        )
+        assert.deepStrictEqual({ ...chunk }, { callId: "c", stream: "stdout", seq: 3, data: "héllo\n" })
+        assert.deepStrictEqual(Object.keys(chunk), ["callId", "stream", "seq", "data"])
+        assert.isUndefined(BashChunk.bytesOf(chunk))
+        assert.isUndefined(BashChunk.bytesOf(BashChunk.make("c", "stdout", 0, "text")))
+      })
   )
 })

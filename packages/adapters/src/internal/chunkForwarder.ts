@@ -6,7 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import { Abort } from "@toolcap/limits"
-import type { Bash } from "@toolcap/tools"
+import { Bash } from "@toolcap/tools"
+import { Utf8Text } from "./jsonLine.js"
 
 /**
  * Bytes of chunk data held back while a send is in flight before the producer has to wait: a
@@ -23,8 +24,15 @@ export interface ChunkRun {
   readonly seq: number
   /** Sequence number of the last merged chunk (equal to `seq` for a single chunk). */
   readonly lastSeq: number
-  readonly data: string
+  /**
+   * The merged text; as its UTF-8 bytes when every merged chunk still had its bytes (nobody read
+   * its `data`), so a run that only passes through to the transport is never a JS string.
+   */
+  readonly data: string | Utf8Text
 }
+
+/** The bytes of a chunk, or its text when it has none left. */
+const payloadOf = (chunk: Bash.BashChunk): string | Uint8Array => Bash.chunkBytes(chunk) ?? chunk.data
 
 /** Merges consecutive chunks of the same stream, keeping the order. @internal */
 export const coalesce = (chunks: ReadonlyArray<Bash.BashChunk>): Array<ChunkRun> => {
@@ -33,12 +41,12 @@ export const coalesce = (chunks: ReadonlyArray<Bash.BashChunk>): Array<ChunkRun>
     stream: "stdout" | "stderr"
     seq: number
     lastSeq: number
-    data: Array<string>
+    data: Array<string | Uint8Array>
   }> = []
   for (const chunk of chunks) {
     const last = runs.at(-1)
     if (last !== undefined && last.stream === chunk.stream && last.callId === chunk.callId) {
-      last.data.push(chunk.data)
+      last.data.push(payloadOf(chunk))
       last.lastSeq = chunk.seq
     } else {
       runs.push({
@@ -46,12 +54,22 @@ export const coalesce = (chunks: ReadonlyArray<Bash.BashChunk>): Array<ChunkRun>
         stream: chunk.stream,
         seq: chunk.seq,
         lastSeq: chunk.seq,
-        data: [chunk.data]
+        data: [payloadOf(chunk)]
       })
     }
   }
-  return runs.map((run) => ({ ...run, data: run.data.join("") }))
+  return runs.map((run) => ({ ...run, data: merge(run.data) }))
 }
+
+/** Pieces of a run as one text: the pieces themselves while every one is bytes (each whole UTF-8). */
+const merge = (pieces: ReadonlyArray<string | Uint8Array>): string | Utf8Text => {
+  if (pieces.every((piece) => typeof piece !== "string"))
+    return new Utf8Text(...(pieces as Array<Uint8Array>))
+  return pieces.map((piece) => (typeof piece === "string" ? piece : new Utf8Text(piece).toString())).join("")
+}
+
+/** The size of a chunk, counted without decoding it (bytes when it has them, else UTF-16 units). */
+const sizeOf = (chunk: Bash.BashChunk): number => Bash.chunkBytes(chunk)?.length ?? chunk.data.length
 
 /** @internal */
 export interface ChunkForwarder {
@@ -104,7 +122,7 @@ export const make = (
     Effect.suspend(() => {
       if (stopped()) return Effect.void
       pending.push(chunk)
-      pendingBytes += chunk.data.length
+      pendingBytes += sizeOf(chunk)
       if (inflight === undefined) {
         flush()
         return Effect.void

@@ -7,7 +7,31 @@
  * allocates. Here long strings are escaped straight into the line's buffer, which lives outside
  * the JS heap and goes as soon as the pipe took it.
  */
+import { isUtf8 } from "node:buffer"
 import { randomBytes } from "node:crypto"
+
+/**
+ * Text held as UTF-8 bytes, in pieces (Bash chunks that were never decoded): `encode` escapes it
+ * into the line straight from the pieces, so it becomes neither a JS string nor one more copy of
+ * the bytes; anywhere else it is the decoded text (`toJSON`, `toString`). Each piece is decoded
+ * on its own: bytes that are not valid UTF-8 are the text `Buffer#toString("utf8")` gives for
+ * them, replacement characters included.
+ *
+ * @internal
+ */
+export class Utf8Text {
+  readonly pieces: ReadonlyArray<Uint8Array>
+  constructor(...pieces: ReadonlyArray<Uint8Array>) {
+    this.pieces = pieces
+  }
+  /** The text the bytes hold. */
+  toString(): string {
+    return this.pieces.map((piece) => decode(piece)).join("")
+  }
+  toJSON(): string {
+    return this.toString()
+  }
+}
 
 /**
  * Strings at least this long are escaped straight into the buffer; shorter ones go through
@@ -22,6 +46,9 @@ const LONG_STRING = 1024
  */
 const placeholder = `\u0000toolcap-${randomBytes(8).toString("hex")}`
 const placeholderJson = JSON.stringify(placeholder)
+
+const decode = (piece: Uint8Array): string =>
+  Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString("utf8")
 
 /** `JSON.stringify`'s short escapes; every other control character is `\u00XX`. */
 const shortEscapes: Record<number, string> = {
@@ -85,18 +112,81 @@ const writeEscaped = (buffer: Buffer, offset: number, text: string): number => {
   return at
 }
 
+/** Whether a byte of valid UTF-8 is escaped by `JSON.stringify` (every other byte is copied). */
+const escapedByte = (byte: number): boolean => byte < 0x20 || byte === 34 || byte === 92
+
+/** The length of valid UTF-8 pieces as `JSON.stringify` escapes their text, quotes included. */
+const escapedBytesLength = (pieces: ReadonlyArray<Uint8Array>): number => {
+  let length = 2
+  for (const bytes of pieces) {
+    length += bytes.length
+    for (const byte of bytes) if (escapedByte(byte)) length += escapeOf(byte).length - 1
+  }
+  return length
+}
+
 /**
- * `message` as one JSON line: the bytes of `JSON.stringify(message) + "\n"`.
+ * Writes valid UTF-8 pieces escaped and quoted at `offset`, as `JSON.stringify` writes their
+ * text (it escapes only control characters, `"` and `\` in well-formed text: every byte of a
+ * multi-byte sequence is copied); answers the offset after it.
+ */
+const writeEscapedBytes = (buffer: Buffer, offset: number, pieces: ReadonlyArray<Uint8Array>): number => {
+  let at = offset
+  buffer[at++] = 34
+  for (const bytes of pieces) {
+    let from = 0
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i]!
+      if (!escapedByte(byte)) continue
+      buffer.set(bytes.subarray(from, i), at)
+      at += i - from
+      at += buffer.write(escapeOf(byte), at, "latin1")
+      from = i + 1
+    }
+    buffer.set(bytes.subarray(from), at)
+    at += bytes.length - from
+  }
+  buffer[at++] = 34
+  return at
+}
+
+/** What a `Utf8Text` property is swapped for: its pieces (or, one not valid UTF-8, its text). */
+class Swapped {
+  constructor(readonly value: string | ReadonlyArray<Uint8Array>) {}
+}
+
+/** A value with its `Utf8Text` properties swapped (a copy when it has any). */
+const swapUtf8 = (value: object): object => {
+  let copy: Record<string, unknown> | undefined
+  for (const [key, field] of Object.entries(value)) {
+    if (!(field instanceof Utf8Text)) continue
+    copy ??= { ...value }
+    // not valid UTF-8: the decoded text (replacement characters and all) goes the string way
+    copy[key] = new Swapped(field.pieces.every((piece) => isUtf8(piece)) ? field.pieces : field.toString())
+  }
+  return copy ?? value
+}
+
+/**
+ * `message` as one JSON line: the bytes of `JSON.stringify(message) + "\n"`. `Utf8Text` values
+ * (as properties of plain objects) are escaped from their bytes.
  *
  * @internal
  */
 export const encode = (message: unknown): Buffer => {
-  const long: Array<string> = []
+  const long: Array<string | ReadonlyArray<Uint8Array>> = []
   const text = JSON.stringify(message, (_key, value: unknown) => {
     if (typeof value === "string" && value.length >= LONG_STRING) {
       long.push(value)
       return placeholder
     }
+    if (value instanceof Swapped) {
+      long.push(value.value)
+      return placeholder
+    }
+    // the replacer sees a property after its `toJSON` ran: a Utf8Text is swapped on its holder,
+    // and the swap taken out when its turn comes (so `long` stays in the order of the text)
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return swapUtf8(value)
     return value
   })
   const parts = text.split(placeholderJson)
@@ -106,14 +196,15 @@ export const encode = (message: unknown): Buffer => {
   let size = 1
   for (const part of parts) size += Buffer.byteLength(part)
   for (const value of long) {
-    const length = escapedLength(value)
+    const length = typeof value === "string" ? escapedLength(value) : escapedBytesLength(value)
     if (length < 0) return Buffer.from(`${JSON.stringify(message)}\n`)
     size += length
   }
   const buffer = Buffer.allocUnsafe(size)
   let at = buffer.write(parts[0]!, 0)
   for (let i = 0; i < long.length; i++) {
-    at = writeEscaped(buffer, at, long[i]!)
+    const value = long[i]!
+    at = typeof value === "string" ? writeEscaped(buffer, at, value) : writeEscapedBytes(buffer, at, value)
     at += buffer.write(parts[i + 1]!, at)
   }
   buffer[at] = 10

@@ -1,21 +1,23 @@
 /**
  * One output stream of a Bash call: the bytes go to the capture (a streaming cut with true
  * totals, memory bounded by the capture budget) and, decoded when someone consumes them, to the
- * chunk events. Runs on the
+ * chunk events (a read that is whole UTF-8 as its bytes, see ./bashChunk.ts). Runs on the
  * hot path (one call per pipe read), so it is plain synchronous code with local state.
  * Node-specific (StringDecoder), like ./process.ts.
  */
-import { isAscii } from "node:buffer"
+import { isAscii, isUtf8 } from "node:buffer"
 import { StringDecoder } from "node:string_decoder"
 import { Truncate } from "@toolcap/limits"
+import type { Payload } from "./bashChunk.js"
 
 /** @internal */
 export interface StreamOutput {
   /**
-   * Feeds bytes read from the pipe. Returns the text of the chunk they make (undefined when they
-   * make none, or when not decoding). Ignored once `finish` ran.
+   * Feeds bytes read from the pipe. Returns the chunk they make — its text, or the read itself
+   * when that is whole UTF-8 with nothing held back — (undefined when they make none, or when not
+   * decoding). Ignored once `finish` ran.
    */
-  readonly push: (bytes: Uint8Array) => string | undefined
+  readonly push: (bytes: Uint8Array) => Payload | undefined
   /** Flushes the decoder (an incomplete trailing sequence becomes U+FFFD) and stops; the last chunk's text. */
   readonly finish: () => string | undefined
   /** A chunk counted by `push` was not delivered after all: it takes back its seq. */
@@ -66,14 +68,15 @@ export const make = (options: {
         chunks++
         return undefined
       }
-      if (!maybePending && isAscii(bytes)) {
-        // the common case, ASCII with nothing held back: one copy, no UTF-8 decoding, and no
-        // string at all when nobody reads chunks
-        if (!options.decode) {
+      if (!maybePending) {
+        // the common cases, nothing held back and a read that is whole UTF-8 (ASCII first, the
+        // cheaper check): the decoder would give exactly the read's text, so the chunk keeps the
+        // bytes and is decoded only if someone reads its text
+        const ascii = isAscii(bytes)
+        if (ascii || isUtf8(bytes)) {
           chunks++
-          return undefined
+          return options.decode ? { bytes, ascii } : undefined
         }
-        return counted(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"))
       }
       const data = decoder.write(bytes as Buffer)
       // a chunk ending in an ASCII byte leaves nothing held back
