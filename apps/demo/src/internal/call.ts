@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import { Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
+import * as Argv from "./argv.js"
 import { ExitCode, printLine, runMain, setExitCode, streamLine } from "./output.js"
 import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
 
@@ -106,7 +107,10 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
   )
 }
 
-const valueOptions = new Set(["--workspace", "--data-dir", "--session", "--approve"])
+const spec: Argv.Spec = {
+  values: new Set(["--workspace", "--data-dir", "--session", "--approve"]),
+  flags: new Set(["--stream"])
+}
 
 /**
  * Parses the arguments after `call` (`<tool> <input> [--workspace d] [--data-dir d]
@@ -116,28 +120,12 @@ const valueOptions = new Set(["--workspace", "--data-dir", "--session", "--appro
  * @internal
  */
 export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, UsageError> => {
-  const positional: Array<string> = []
-  const values = new Map<string, Array<string>>()
-  let stream = false
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!
-    if (arg === "--stream") {
-      stream = true
-      continue
-    }
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=")
-      const name = eq < 0 ? arg : arg.slice(0, eq)
-      if (!valueOptions.has(name))
-        return Either.left(new UsageError({ message: `unknown option ${name} for call` }))
-      const value = eq < 0 ? argv[++index] : arg.slice(eq + 1)
-      if (value === undefined) return Either.left(new UsageError({ message: `${name} needs a value` }))
-      values.set(name, [...(values.get(name) ?? []), value])
-      continue
-    }
-    positional.push(arg)
-  }
-  const [tool, input, ...extra] = positional
+  const scanned = Argv.scan(argv, spec)
+  if (scanned.kind === "Unknown")
+    return Either.left(new UsageError({ message: `unknown option ${scanned.name} for call` }))
+  if (scanned.kind === "MissingValue")
+    return Either.left(new UsageError({ message: `${scanned.name} needs a value` }))
+  const [tool, input, ...extra] = scanned.positional
   if (tool === undefined || input === undefined || extra.length > 0) {
     return Either.left(
       new UsageError({
@@ -150,15 +138,15 @@ export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, 
       new UsageError({ message: `no such tool ${tool}; use one of ${ToolDefs.toolNames.join(", ")}` })
     )
   }
-  const last = (name: string) => Option.fromNullable(values.get(name)?.at(-1))
+  const last = (name: string) => Option.fromNullable(Argv.last(scanned, name))
   return Either.right({
     tool,
     input,
     workspace: last("--workspace"),
     dataDir: last("--data-dir"),
     session: Option.getOrElse(last("--session"), () => "default"),
-    approve: values.get("--approve") ?? [],
-    stream
+    approve: scanned.values.get("--approve") ?? [],
+    stream: scanned.flags.has("--stream")
   })
 }
 

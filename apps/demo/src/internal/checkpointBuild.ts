@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Outcome from "@toolcap/adapters/Outcome"
 import { Checkpoint, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
 import { Scratch } from "@toolcap/spill"
+import * as Argv from "./argv.js"
 import { resolveDataDir } from "./dataDir.js"
 import { ExitCode, printLine, runMain, setExitCode } from "./output.js"
 import { budgetsLayer, reportUsage, stderrLogger, type UsageError, usage } from "./usage.js"
@@ -30,7 +31,10 @@ export interface BuildArgs {
 }
 
 const formats: ReadonlyArray<string> = ["toolcap", "anthropic", "openai-chat", "openai-responses"]
-const valueOptions = new Set(["--session", "--summary", "--format", "--data-dir", "--store"])
+const spec: Argv.Spec = {
+  values: new Set(["--session", "--summary", "--format", "--data-dir", "--store"]),
+  flags: new Set()
+}
 
 /**
  * The arguments after `checkpoint build`, or `undefined` when the command line is anything but
@@ -39,35 +43,26 @@ const valueOptions = new Set(["--session", "--summary", "--format", "--data-dir"
  * @internal
  */
 export const parseArgv = (argv: ReadonlyArray<string>): BuildArgs | undefined => {
-  const positional: Array<string> = []
-  const values = new Map<string, string>()
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!
-    if (!arg.startsWith("-")) {
-      positional.push(arg)
-      continue
-    }
-    const eq = arg.indexOf("=")
-    const name = eq < 0 ? arg : arg.slice(0, eq)
-    const value = eq < 0 ? argv[++index] : arg.slice(eq + 1)
-    if (!valueOptions.has(name) || values.has(name) || value === undefined) return undefined
-    values.set(name, value)
-  }
+  const scanned = Argv.scan(argv, spec)
+  // an unknown, repeated or valueless option is the framework's to word
+  if (scanned.kind !== "Scanned" || [...scanned.values.values()].some((values) => values.length > 1))
+    return undefined
+  const value = (name: string) => Argv.last(scanned, name)
   // an empty store variable is the framework's to refuse
   if (process.env["TOOLCAP_CHECKPOINT_STORE"] === "") return undefined
-  const session = values.get("--session")
-  const format = values.get("--format")
-  const [transcript, ...extra] = positional
+  const session = value("--session")
+  const format = value("--format")
+  const [transcript, ...extra] = scanned.positional
   if (transcript === undefined || extra.length > 0 || session === undefined) return undefined
   if (format !== undefined && !formats.includes(format)) return undefined
   if (!fs.statSync(transcript, { throwIfNoEntry: false })?.isFile()) return undefined
   return {
     transcript,
     session,
-    summary: values.get("--summary"),
+    summary: value("--summary"),
     format: format as Transcript.Format | undefined,
-    dataDir: Option.fromNullable(values.get("--data-dir")),
-    store: values.get("--store")
+    dataDir: Option.fromNullable(value("--data-dir")),
+    store: value("--store")
   }
 }
 
