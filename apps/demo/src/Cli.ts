@@ -21,15 +21,15 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Mcp, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
+import { Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore, Transcript } from "@toolcap/checkpoint"
-import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Viewer } from "@toolcap/viewer"
 import * as Demo from "./Demo.js"
 import * as Call from "./internal/call.js"
+import * as McpCommand from "./internal/mcp.js"
 import { resolveDataDir } from "./internal/dataDir.js"
 import * as Output from "./internal/output.js"
+import { serveViewer } from "./internal/viewer.js"
 import { ExitCode, printLine, setExitCode } from "./internal/output.js"
 import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./internal/usage.js"
 
@@ -54,19 +54,11 @@ const approveOption = Options.directory("approve").pipe(
   Options.repeated
 )
 
-/**
- * Default age before `sweep` (and `mcp` at startup) removes a dead session's scratch directory:
- * a day, so spill files of a `toolcap call` session stay readable for the rest of the agent's
- * work, while crashed sessions do not pile up. Only directories whose owner process is gone are
- * ever removed, whatever the age.
- */
-const defaultStaleAfterSeconds = 24 * 60 * 60
-
 const staleAfterOption = Options.integer("stale-after").pipe(
   Options.withDescription(
     "Seconds without change after which a dead session's scratch directory is removed."
   ),
-  Options.withDefault(defaultStaleAfterSeconds)
+  Options.withDefault(McpCommand.defaultStaleAfterSeconds)
 )
 
 const uiOption = Options.boolean("ui").pipe(
@@ -74,17 +66,6 @@ const uiOption = Options.boolean("ui").pipe(
     "Also serve the live viewer on 127.0.0.1; its URL (with its token) is printed on stderr."
   )
 )
-
-/** Starts the viewer of a data dir for the command's scope and prints its URL on stderr (stdout may be a protocol). */
-const serveViewer = (config: {
-  readonly workspace: string
-  readonly dataDir: string
-  readonly approvedExternalRoots: ReadonlyArray<string>
-  readonly live: boolean
-}) =>
-  Effect.tap(Viewer.make(config).pipe(Effect.mapError(usage)), (viewer) =>
-    Effect.sync(() => process.stderr.write(`toolcap viewer: ${viewer.url}\n`))
-  )
 
 const call = Command.make(
   "call",
@@ -123,27 +104,7 @@ const mcp = Command.make(
     staleAfter: staleAfterOption,
     ui: uiOption
   },
-  (args) =>
-    Effect.gen(function* () {
-      if (args.staleAfter < 0)
-        return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
-      const budgets = yield* Budgets.Budgets
-      const config = yield* hostConfig({
-        ...args,
-        session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
-      })
-      const viewer = args.ui ? yield* serveViewer({ ...config, live: true }) : undefined
-      yield* Mcp.serve({ name: "toolcap", version: "0.1.0" }).pipe(
-        Effect.provide(
-          ToolHost.layer({
-            ...config,
-            observer: viewer?.observer,
-            endSessionOnClose: true,
-            sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
-          }).pipe(Layer.provide(Layer.succeed(Budgets.Budgets, budgets)), Layer.mapError(usage))
-        )
-      )
-    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+  (args) => McpCommand.serve(args)
 ).pipe(Command.withDescription("Serve Read, Glob, Grep and Bash over MCP (stdio)."))
 
 const sessionEnd = Command.make(

@@ -9,5 +9,6 @@ import { launch } from "./internal/launch.js"
 await launch(process.argv.slice(2), {
   call: () => import("./internal/call.js"),
   cli: () => import("./Cli.js"),
-  checkpointBuild: () => import("./internal/checkpointBuild.js")
+  checkpointBuild: () => import("./internal/checkpointBuild.js"),
+  mcp: () => import("./internal/mcp.js")
 })

@@ -2,8 +2,9 @@
  * What the `toolcap` executable does before any tool code loads: names the process, answers a
  * signal that arrives while the modules load (a call prints its one JSON line, `TOOL_ABORTED`,
  * exit 2 — nothing was started yet, so nothing needs stopping), then runs `call` without the
- * command-line framework (a call should cost little more than starting Node) and everything
- * else, `call --help` included, through it. How each entry is loaded is the caller's: the
+ * command-line framework (a call should cost little more than starting Node), a plain
+ * `checkpoint build` and `mcp` without it too, and everything else, `call --help` included,
+ * through it. How each entry is loaded is the caller's: the
  * bundled package loads `call` from a V8 code cache.
  */
 import * as os from "node:os"
@@ -22,6 +23,8 @@ export const launch = async (
     readonly cli: () => Promise<Entry>
     /** `checkpoint build` without the framework; its `main` answers `false` when its command line needs it. */
     readonly checkpointBuild?: () => Promise<Entry>
+    /** `mcp` without the framework; its `main` answers `false` when its command line needs it. */
+    readonly mcp?: () => Promise<Entry>
   }
 ): Promise<void> => {
   // `ps` shows what runs (and a host, or a test, can see that the signal handlers below are set)
@@ -48,13 +51,19 @@ export const launch = async (
   process.on("SIGINT", onEarlySignal)
   process.on("SIGTERM", onEarlySignal)
 
-  // `checkpoint build` loads only the checkpoint package and SQLite, unless its command line needs the framework
-  const fastBuild = argv[0] === "checkpoint" && argv[1] === "build" ? entries.checkpointBuild : undefined
+  // `checkpoint build` loads only the checkpoint package and SQLite, and `mcp` only the host and
+  // the protocol, unless their command line needs the framework
+  const fastEntry =
+    argv[0] === "checkpoint" && argv[1] === "build"
+      ? entries.checkpointBuild
+      : argv[0] === "mcp"
+        ? entries.mcp
+        : undefined
 
   const entry = fastCall
     ? await entries.call()
-    : fastBuild !== undefined
-      ? await fastBuild()
+    : fastEntry !== undefined
+      ? await fastEntry()
       : await entries.cli()
   // This listener stays: removing the last listener of a signal closes Node's watcher for it, and
   // a signal already caught but not yet dispatched would be lost before the runtime's listener exists.

@@ -1,0 +1,17 @@
+/**
+ * The viewer of a data dir for a command's scope (`toolcap ui`, `toolcap mcp --ui`).
+ */
+import * as Effect from "effect/Effect"
+import { Viewer } from "@toolcap/viewer"
+import { usage } from "./usage.js"
+
+/** Starts the viewer for the command's scope and prints its URL on stderr (stdout may be a protocol). @internal */
+export const serveViewer = (config: {
+  readonly workspace: string
+  readonly dataDir: string
+  readonly approvedExternalRoots: ReadonlyArray<string>
+  readonly live: boolean
+}) =>
+  Effect.tap(Viewer.make(config).pipe(Effect.mapError(usage)), (viewer) =>
+    Effect.sync(() => process.stderr.write(`toolcap viewer: ${viewer.url}\n`))
+  )
