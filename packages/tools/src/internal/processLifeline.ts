@@ -33,13 +33,17 @@ while IFS= read -r line; do
         esac ;;
   esac
 done
-# a host-wide rule that matches no cgroup now has nothing to stop
+# a host-wide rule that matches no cgroup now has nothing to stop, but the parent the host kept
+# for its next call may be left: removed when empty (the kernel refuses while a cgroup is in it,
+# and a host that finds it gone makes it again)
 rules=$live
 live=''
 while IFS= read -r line; do
   case "$line" in
-    *" cgs "*) set -- $line; for d in "$3/$4"*; do [ -d "$d" ] && live="$live$line
-" && break; done ;;
+    *" cgs "*) set -- $line; kept=''
+      for d in "$3/$4"*; do [ -d "$d" ] && live="$live$line
+" && kept=1 && break; done
+      [ -n "$kept" ] || rmdir "$3" 2>/dev/null ;;
     ?*) live="$live$line
 " ;;
   esac
