@@ -22,6 +22,11 @@ const seconds = (ms: number): string => `${ms / 1000}s`
 const searchBudget = (b: Budgets.BudgetsValue): string =>
   `${b.searchMaxLines} lines / ${kb(b.searchMaxBytes)}`
 
+/** What the path-taking tools' shared error codes mean, said once for every spec that names them. */
+const INVALID_INPUT = "the input does not fit the schema or its ranges"
+const PATH_DENIED = "the path is outside every allowed root"
+const NOT_FOUND = "the path does not exist"
+
 const pathScope =
   "`path` (optional; default: the workspace root). An explicit `path` stops ignore files above it from applying, so it reaches into ignored trees such as node_modules, dist or the Bash spill directory."
 
@@ -62,9 +67,9 @@ export const Read = ToolSpec.make({
   input: ReadTool.ReadInput,
   result: ReadTool.ReadResult,
   errors: {
-    TOOL_INVALID_INPUT: "the input does not fit the schema or its ranges",
-    TOOL_PATH_DENIED: "the path is outside every allowed root",
-    TOOL_NOT_FOUND: "the path does not exist",
+    TOOL_INVALID_INPUT: INVALID_INPUT,
+    TOOL_PATH_DENIED: PATH_DENIED,
+    TOOL_NOT_FOUND: NOT_FOUND,
     TOOL_IS_DIRECTORY: "the path is a directory",
     TOOL_BINARY_CONTENT: "the file looks binary"
   },
@@ -95,9 +100,9 @@ export const Glob = ToolSpec.make({
   input: GlobTool.GlobInput,
   result: GlobTool.GlobResult,
   errors: {
-    TOOL_INVALID_INPUT: "the input does not fit the schema or its ranges",
-    TOOL_PATH_DENIED: "the path is outside every allowed root",
-    TOOL_NOT_FOUND: "the path does not exist",
+    TOOL_INVALID_INPUT: INVALID_INPUT,
+    TOOL_PATH_DENIED: PATH_DENIED,
+    TOOL_NOT_FOUND: NOT_FOUND,
     TOOL_PATTERN_INVALID: "the pattern does not compile"
   },
   description: (b) =>
@@ -126,9 +131,9 @@ export const Grep = ToolSpec.make({
   input: GrepTool.GrepInput,
   result: GrepTool.GrepResult,
   errors: {
-    TOOL_INVALID_INPUT: "the input does not fit the schema or its ranges",
-    TOOL_PATH_DENIED: "the path is outside every allowed root",
-    TOOL_NOT_FOUND: "the path does not exist",
+    TOOL_INVALID_INPUT: INVALID_INPUT,
+    TOOL_PATH_DENIED: PATH_DENIED,
+    TOOL_NOT_FOUND: NOT_FOUND,
     TOOL_PATTERN_INVALID: "the pattern does not compile",
     TOOL_SPAWN_FAILED: "the search process could not start"
   },
@@ -166,7 +171,7 @@ export const Bash = ToolSpec.make({
   input: BashTool.BashInput,
   result: BashTool.BashResult,
   errors: {
-    TOOL_INVALID_INPUT: "the input does not fit the schema or its ranges",
+    TOOL_INVALID_INPUT: INVALID_INPUT,
     TOOL_TIMEOUT: "the command outlived its timeout; its tree was stopped",
     TOOL_ABORTED: "the call was aborted; its tree was stopped",
     TOOL_SPAWN_FAILED: "the shell could not start"
