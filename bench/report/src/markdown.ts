@@ -55,6 +55,7 @@ const num = (n: number | null): string => {
 /** What the figures of each `issue` number (the BENCH lines' key) are about, as the tables name it. */
 export const AREAS: Readonly<Record<number, string>> = {
   2: "truncation",
+  4: "search and Read",
   9: "processes",
   10: "search and Read",
   11: "hosts and CLI",
