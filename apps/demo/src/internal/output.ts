@@ -81,6 +81,9 @@ export const exitCode = (): number | undefined => settledExitCode
 export const runMain = (program: Effect.Effect<void>): void =>
   NodeRuntime.runMain(program, {
     disableErrorReporting: false,
+    // Effect's logs go to stderr (`stderrLogger`, provided by each command); the platform's pretty
+    // logger would add a second logger writing to stdout, and building it costs every call
+    disablePrettyLogger: true,
     teardown: (exit, onExit) => {
       if (settledExitCode !== undefined) return onExit(settledExitCode)
       onExit(Exit.isSuccess(exit) ? ExitCode.ok : Exit.isInterrupted(exit) ? ExitCode.interrupted : 1)
