@@ -21,6 +21,37 @@ const optionalSqlite = {
   }
 }
 
+/**
+ * For the `call` bundle: Node modules a Read never uses, loaded on first property access instead
+ * of when the bundle starts (`node:crypto` alone costs a few milliseconds of every call; the
+ * platform's file system imports it for temp file names, Bash's process code for
+ * `node:child_process`). Each becomes a CommonJS module whose exports are getters, one per export
+ * name of this Node's module (Node 20's names are the same on the machine that runs the bundle).
+ */
+const lazyBuiltins = ["node:crypto", "node:child_process"]
+const lazyBuiltin = {
+  name: "lazy-builtin",
+  setup(build) {
+    const pattern = new RegExp(`^(${lazyBuiltins.map((m) => m.replace(":", "\\:")).join("|")})$`)
+    build.onResolve({ filter: pattern }, (args) =>
+      args.namespace === "lazy-builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "lazy-builtin" }
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((name) => name !== "default")
+      return {
+        loader: "js",
+        contents: `let loaded
+const load = () => (loaded ??= require(${JSON.stringify(args.path)}))
+for (const name of ${JSON.stringify(names)})
+  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] })
+`
+      }
+    })
+  }
+}
+
 /** What both bundles share. */
 const common = {
   absWorkingDir: root,
@@ -66,6 +97,7 @@ await esbuild.build({
   entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
   outfile: callFile,
   format: "cjs",
+  plugins: [...common.plugins, lazyBuiltin],
   define: { "import.meta.url": "__toolcapUrl" },
   // non-ASCII escaped, so the loader reads the file as latin1
   charset: "ascii",
