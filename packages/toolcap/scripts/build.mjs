@@ -52,6 +52,47 @@ for (const name of ${JSON.stringify(names)})
   }
 }
 
+/**
+ * For the `call` bundle: effect's logger module reads `process.stdout` when it loads (to pick the
+ * pretty logger's colours), and that first read makes Node build the stdout stream — for a pipe a
+ * socket, with Node's stream and net modules — which a call never uses (its answer is written to
+ * fd 1 directly). The two constants are computed without the stream instead: Node always has a
+ * stdout, and whether it is a terminal is read from what fd 1 links to (`tty.isatty` would load
+ * node:tty, which loads net). The build fails if effect's source no longer has them, so an
+ * upgrade cannot silently drop this.
+ */
+const stdoutIsTerminal = `() => {
+  try {
+    return /^\\/dev\\/(pts\\/|tty)/.test(require("node:fs").readlinkSync("/proc/self/fd/1"))
+  } catch {
+    return false
+  }
+}`
+const loggerStdout = {
+  name: "logger-stdout",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]internal[\\/]logger\.js$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, "utf8")
+      const replacements = [
+        [
+          'const hasProcessStdout = typeof process === "object" && process !== null && typeof process.stdout === "object" && process.stdout !== null;',
+          'const hasProcessStdout = typeof process === "object" && process !== null;'
+        ],
+        [
+          "const processStdoutIsTTY = hasProcessStdout && process.stdout.isTTY === true;",
+          `const processStdoutIsTTY = hasProcessStdout && (${stdoutIsTerminal})();`
+        ]
+      ]
+      let contents = source
+      for (const [from, to] of replacements) {
+        if (!contents.includes(from)) throw new Error(`${args.path} no longer has: ${from}`)
+        contents = contents.replace(from, to)
+      }
+      return { contents, loader: "js" }
+    })
+  }
+}
+
 /** What both bundles share. */
 const common = {
   absWorkingDir: root,
@@ -97,7 +138,7 @@ await esbuild.build({
   entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
   outfile: callFile,
   format: "cjs",
-  plugins: [...common.plugins, lazyBuiltin],
+  plugins: [...common.plugins, lazyBuiltin, loggerStdout],
   define: { "import.meta.url": "__toolcapUrl" },
   // non-ASCII escaped, so the loader reads the file as latin1
   charset: "ascii",
