@@ -93,6 +93,26 @@ const loggerStdout = {
   }
 }
 
+/**
+ * For the `call` bundle: the checkpoint package (transcript codecs, SQL stores), which the host
+ * imports only when a checkpoint is built or read — never in `toolcap call`. Left out, the bundle
+ * is smaller to read and its modules are not wrapped for lazy initialisation.
+ */
+const noCheckpoint = {
+  name: "no-checkpoint",
+  setup(build) {
+    build.onResolve({ filter: /^@toolcap\/checkpoint$/ }, () => ({
+      path: "checkpoint",
+      namespace: "no-checkpoint"
+    }))
+    build.onLoad({ filter: /.*/, namespace: "no-checkpoint" }, () => ({
+      loader: "js",
+      contents:
+        'throw new Error("toolcap call does not checkpoint: the checkpoint package is not in its bundle")\n'
+    }))
+  }
+}
+
 /** What both bundles share. */
 const common = {
   absWorkingDir: root,
@@ -138,7 +158,7 @@ await esbuild.build({
   entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
   outfile: callFile,
   format: "cjs",
-  plugins: [...common.plugins, lazyBuiltin, loggerStdout],
+  plugins: [...common.plugins, lazyBuiltin, loggerStdout, noCheckpoint],
   define: { "import.meta.url": "__toolcapUrl" },
   // non-ASCII escaped, so the loader reads the file as latin1
   charset: "ascii",

@@ -61,6 +61,12 @@ describe("bundled toolcap call", () => {
     // fast-glob is inside the bundle: what it would load (picomatch) stands for it
   }, 60_000)
 
+  it("holds no checkpoint code (a call never checkpoints)", () => {
+    const bundle = fs.readFileSync(fileURLToPath(new URL("../dist/call.cjs", import.meta.url)), "latin1")
+    assert.notInclude(bundle, "CHECKPOINT_STORE_FAILED")
+    assert.include(bundle, "TOOL_PATH_DENIED")
+  })
+
   it("Bash, Glob and Grep load what they need on first use and answer", async () => {
     const bash = await call("Bash", { command: "echo hi" })
     assert.isTrue(bash.answer.ok)
