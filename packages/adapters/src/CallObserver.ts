@@ -10,7 +10,6 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { randomUUID } from "node:crypto"
 import type { Bash } from "@toolcap/tools"
 import * as Outcome from "./Outcome.js"
 
@@ -70,7 +69,8 @@ export const observe = <O extends { readonly callId?: string | undefined; readon
   run: (options: O) => Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
   Effect.gen(function* () {
-    const callId = options.callId ?? randomUUID()
+    // the global crypto: an import of node:crypto would load it for every call, observed or not
+    const callId = options.callId ?? globalThis.crypto.randomUUID()
     const own = options.onChunk as ((chunk: Bash.BashChunk) => Effect.Effect<void> | void) | undefined
     const onChunk = (chunk: Bash.BashChunk) => {
       emit(observer, { type: "chunk", ...chunk })

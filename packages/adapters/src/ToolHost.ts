@@ -255,27 +255,30 @@ const makeOn = (
 > =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
-    const fileSystem = Layer.succeed(FileSystem.FileSystem, yield* FileSystem.FileSystem)
+    const fs = yield* FileSystem.FileSystem
     // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
     yield* Scratch.checkDataDir(config.dataDir)
-    const scope = yield* Effect.scope
-    const toolContext = yield* Layer.buildWithScope(
-      Layer.mergeAll(
-        Workspace.layer({ root: config.workspace, approvedExternalRoots: config.approvedExternalRoots }),
-        Scratch.layer({ dataDir: config.dataDir, sessionId: config.sessionId }).pipe(
-          Layer.provide(fileSystem)
-        ),
-        Layer.succeed(Budgets.Budgets, budgets),
-        LineIndex.layer(),
-        config.fileIndex === false ? Layer.empty : FileIndex.layer()
-      ),
-      scope
+    // The tools' services, made one after the other rather than as merged layers: building
+    // layers forks a fiber per layer and memoises each, a visible part of a one-shot call's start.
+    const workspace = yield* Workspace.make({
+      root: config.workspace,
+      approvedExternalRoots: config.approvedExternalRoots
+    })
+    const scratch = yield* Scratch.make({ dataDir: config.dataDir, sessionId: config.sessionId }).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs)
     )
-    const workspace = Context.get(toolContext, Workspace.Workspace)
-    const scratch = Context.get(toolContext, Scratch.Scratch)
+    const services = Context.make(Workspace.Workspace, workspace).pipe(
+      Context.add(Scratch.Scratch, scratch),
+      Context.add(Budgets.Budgets, budgets),
+      Context.add(LineIndex.LineIndex, LineIndex.makeUnsafe())
+    )
+    const toolContext =
+      config.fileIndex === false
+        ? services
+        : Context.merge(services, yield* Layer.buildWithScope(FileIndex.layer(), yield* Effect.scope))
     if (config.sweepStaleAfterMs !== undefined) {
       yield* Scratch.sweep(config.dataDir, { staleAfterMs: config.sweepStaleAfterMs }).pipe(
-        Effect.provide(fileSystem)
+        Effect.provideService(FileSystem.FileSystem, fs)
       )
     }
 

@@ -240,7 +240,9 @@ export const fieldNames: ReadonlyArray<BudgetField> = Object.keys(BudgetsFields)
  * @since 0.1.0
  * @category constructors
  */
-export const defaults: BudgetsValue = BudgetsSchema.make({})
+// Built without validating: the table is constant (a test decodes it), and validating compiles
+// the whole schema's parser, a few milliseconds of every process that loads this module.
+export const defaults: BudgetsValue = BudgetsSchema.make({}, true)
 
 /**
  * An override was rejected; `fields` and the message name each field and the rule it broke.

@@ -2,7 +2,7 @@
 // a Layer or from effect Config (TOOLCAP_*), invalid overrides fail at startup naming the field.
 import { assert, describe, it } from "@effect/vitest"
 import { Budgets } from "@toolcap/limits"
-import { ConfigProvider, Effect, Either, FastCheck as fc, Layer } from "effect"
+import { ConfigProvider, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
 
 const KB = 1024
 
@@ -56,6 +56,11 @@ describe("Budgets.defaults", () => {
     for (const field of Budgets.fieldNames) {
       assert.strictEqual(Budgets.defaults[field], table[field], field)
     }
+  })
+
+  it("pass the schema's own rules (they are built without validating)", () => {
+    const decoded = Schema.decodeUnknownEither(Budgets.BudgetsSchema)({ ...Budgets.defaults })
+    assert.isTrue(Either.isRight(decoded), Either.isLeft(decoded) ? String(decoded.left) : "")
   })
 
   it.effect("are what Budgets.layer provides", () =>

@@ -21,6 +21,98 @@ const optionalSqlite = {
   }
 }
 
+/**
+ * For the `call` bundle: Node modules a Read never uses, loaded on first property access instead
+ * of when the bundle starts (`node:crypto` alone costs a few milliseconds of every call; the
+ * platform's file system imports it for temp file names, Bash's process code for
+ * `node:child_process`). Each becomes a CommonJS module whose exports are getters, one per export
+ * name of this Node's module (Node 20's names are the same on the machine that runs the bundle).
+ */
+const lazyBuiltins = ["node:crypto", "node:child_process"]
+const lazyBuiltin = {
+  name: "lazy-builtin",
+  setup(build) {
+    const pattern = new RegExp(`^(${lazyBuiltins.map((m) => m.replace(":", "\\:")).join("|")})$`)
+    build.onResolve({ filter: pattern }, (args) =>
+      args.namespace === "lazy-builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "lazy-builtin" }
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((name) => name !== "default")
+      return {
+        loader: "js",
+        contents: `let loaded
+const load = () => (loaded ??= require(${JSON.stringify(args.path)}))
+for (const name of ${JSON.stringify(names)})
+  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] })
+`
+      }
+    })
+  }
+}
+
+/**
+ * For the `call` bundle: effect's logger module reads `process.stdout` when it loads (to pick the
+ * pretty logger's colours), and that first read makes Node build the stdout stream — for a pipe a
+ * socket, with Node's stream and net modules — which a call never uses (its answer is written to
+ * fd 1 directly). The two constants are computed without the stream instead: Node always has a
+ * stdout, and whether it is a terminal is read from what fd 1 links to (`tty.isatty` would load
+ * node:tty, which loads net). The build fails if effect's source no longer has them, so an
+ * upgrade cannot silently drop this.
+ */
+const stdoutIsTerminal = `() => {
+  try {
+    return /^\\/dev\\/(pts\\/|tty)/.test(require("node:fs").readlinkSync("/proc/self/fd/1"))
+  } catch {
+    return false
+  }
+}`
+const loggerStdout = {
+  name: "logger-stdout",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]internal[\\/]logger\.js$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, "utf8")
+      const replacements = [
+        [
+          'const hasProcessStdout = typeof process === "object" && process !== null && typeof process.stdout === "object" && process.stdout !== null;',
+          'const hasProcessStdout = typeof process === "object" && process !== null;'
+        ],
+        [
+          "const processStdoutIsTTY = hasProcessStdout && process.stdout.isTTY === true;",
+          `const processStdoutIsTTY = hasProcessStdout && (${stdoutIsTerminal})();`
+        ]
+      ]
+      let contents = source
+      for (const [from, to] of replacements) {
+        if (!contents.includes(from)) throw new Error(`${args.path} no longer has: ${from}`)
+        contents = contents.replace(from, to)
+      }
+      return { contents, loader: "js" }
+    })
+  }
+}
+
+/**
+ * For the `call` bundle: the checkpoint package (transcript codecs, SQL stores), which the host
+ * imports only when a checkpoint is built or read — never in `toolcap call`. Left out, the bundle
+ * is smaller to read and its modules are not wrapped for lazy initialisation.
+ */
+const noCheckpoint = {
+  name: "no-checkpoint",
+  setup(build) {
+    build.onResolve({ filter: /^@toolcap\/checkpoint$/ }, () => ({
+      path: "checkpoint",
+      namespace: "no-checkpoint"
+    }))
+    build.onLoad({ filter: /.*/, namespace: "no-checkpoint" }, () => ({
+      loader: "js",
+      contents:
+        'throw new Error("toolcap call does not checkpoint: the checkpoint package is not in its bundle")\n'
+    }))
+  }
+}
+
 /** What both bundles share. */
 const common = {
   absWorkingDir: root,
@@ -66,6 +158,7 @@ await esbuild.build({
   entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
   outfile: callFile,
   format: "cjs",
+  plugins: [...common.plugins, lazyBuiltin, loggerStdout, noCheckpoint],
   define: { "import.meta.url": "__toolcapUrl" },
   // non-ASCII escaped, so the loader reads the file as latin1
   charset: "ascii",

@@ -11,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { fnv1a64 } from "../src/internal/codeCache.js"
 
 const run = promisify(execFile)
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-code-cache-"))
@@ -35,9 +36,9 @@ console.log(JSON.stringify(await entry.main()))
 `
 )
 
-const runOnce = async () => {
+const runOnce = async (cacheRoot = cacheHome) => {
   const { stdout } = await run(process.execPath, [tsx, script], {
-    env: { ...process.env, XDG_CACHE_HOME: cacheHome }
+    env: { ...process.env, XDG_CACHE_HOME: cacheRoot }
   })
   return JSON.parse(stdout) as unknown
 }
@@ -62,4 +63,18 @@ describe("CodeCache.load", () => {
     assert.notStrictEqual(fs.readFileSync(cacheFile, "utf8"), "not a code cache")
     assert.deepStrictEqual(caches(), [file])
   }, 60_000)
+
+  it("runs without a cache where none can be written (the cache home is a file)", async () => {
+    const notADir = path.join(tmp, "not-a-dir")
+    fs.writeFileSync(notADir, "")
+    assert.deepStrictEqual(await runOnce(notADir), expected)
+    assert.deepStrictEqual(await runOnce(notADir), expected)
+    assert.strictEqual(fs.readFileSync(notADir, "utf8"), "")
+  }, 60_000)
+
+  it("names cache files by FNV-1a 64 (the published test vectors)", () => {
+    assert.strictEqual(fnv1a64(""), "cbf29ce484222325")
+    assert.strictEqual(fnv1a64("a"), "af63dc4c8601ec8c")
+    assert.strictEqual(fnv1a64("foobar"), "85944171f73967e8")
+  })
 })

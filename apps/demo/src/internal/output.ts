@@ -37,7 +37,16 @@ export const flushed = (stream: Writable): Effect.Effect<void> =>
     stream.write("", () => resume(Effect.void))
   })
 
-const stdoutFlushed: Effect.Effect<void> = Effect.suspend(() => flushed(process.stdout))
+/**
+ * Whether a line went through `process.stdout`. Until then nothing can be queued there, and the
+ * answer does not touch it: Node builds the stdout stream (for a pipe, a socket) on first access,
+ * which a call that answers with one line never needs.
+ */
+let streamed = false
+
+const stdoutFlushed: Effect.Effect<void> = Effect.suspend(() =>
+  streamed ? flushed(process.stdout) : Effect.void
+)
 
 /** Writes one JSON line to stdout synchronously (after any queued stream lines). @internal */
 export const writeLine = (value: unknown): void => writeAllSync(1, `${JSON.stringify(value)}\n`)
@@ -54,7 +63,10 @@ export const printLine = (value: unknown): Effect.Effect<void> =>
  * reader) waits for a slow reader instead of queueing without bound. @internal
  */
 export const streamLine = (value: unknown): Effect.Effect<void> =>
-  Effect.suspend(() => (process.stdout.write(`${JSON.stringify(value)}\n`) ? Effect.void : stdoutFlushed))
+  Effect.suspend(() => {
+    streamed = true
+    return process.stdout.write(`${JSON.stringify(value)}\n`) ? Effect.void : stdoutFlushed
+  })
 
 /**
  * The exit code a command settled on; `bin.ts` exits with it. A module-level cell because the
@@ -81,6 +93,9 @@ export const exitCode = (): number | undefined => settledExitCode
 export const runMain = (program: Effect.Effect<void>): void =>
   NodeRuntime.runMain(program, {
     disableErrorReporting: false,
+    // Effect's logs go to stderr (`stderrLogger`, provided by each command); the platform's pretty
+    // logger would add a second logger writing to stdout, and building it costs every call
+    disablePrettyLogger: true,
     teardown: (exit, onExit) => {
       if (settledExitCode !== undefined) return onExit(settledExitCode)
       onExit(Exit.isSuccess(exit) ? ExitCode.ok : Exit.isInterrupted(exit) ? ExitCode.interrupted : 1)

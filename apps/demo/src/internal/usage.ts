@@ -21,8 +21,20 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly messag
 /** @internal */
 export const usage = (error: { readonly message: string }) => new UsageError({ message: error.message })
 
-/** The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. @internal */
-export const budgetsLayer = Budgets.layerConfig.pipe(Layer.mapError(usage))
+/**
+ * The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. When none of
+ * the budget variables is set, the defaults directly: reading each of them through `Config` is a
+ * noticeable part of a one-shot call's start, and answers the defaults anyway.
+ *
+ * @internal
+ */
+export const budgetsLayer = Layer.unwrapEffect(
+  Effect.sync(() =>
+    Budgets.fieldNames.some((field) => process.env[Budgets.envName(field)] !== undefined)
+      ? Budgets.layerConfig.pipe(Layer.mapError(usage))
+      : Budgets.layer
+  )
+)
 
 /**
  * A host's configuration from the shared options. Relative directories resolve against the

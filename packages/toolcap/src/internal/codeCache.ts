@@ -5,7 +5,6 @@
  * when the process exits after a first run: it then holds the functions that run compiled too.
  * A cache that is missing, stale (another bundle or V8) or unwritable only costs the compile.
  */
-import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
@@ -20,6 +19,25 @@ const cacheDir = (): string => {
   return home.length > 0
     ? path.join(home, ".cache", "toolcap")
     : path.join(os.tmpdir(), `toolcap-${os.userInfo().uid}`)
+}
+
+/** FNV-1a's published 64-bit offset basis and prime. */
+const FNV_OFFSET = 0xcbf29ce484222325n
+const FNV_PRIME = 0x100000001b3n
+
+/**
+ * A 64-bit FNV-1a hash of `text` as 16 hex digits: names a cache file. Not node:crypto, whose
+ * loading alone costs a few milliseconds of every call; nothing here needs a cryptographic hash.
+ *
+ * @internal
+ */
+export const fnv1a64 = (text: string): string => {
+  let hash = FNV_OFFSET
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i))
+    hash = BigInt.asUintN(64, hash * FNV_PRIME)
+  }
+  return hash.toString(16).padStart(16, "0")
 }
 
 const writeCache = (file: string, data: Buffer): void => {
@@ -44,11 +62,7 @@ export const load = <A>(file: string, dynamicImport: (specifier: string) => Prom
   const source = fs.readFileSync(file, "latin1")
   // the bundle's identity without hashing 600KB on every start: where it is, its size and time
   const stat = fs.statSync(file)
-  const key = crypto
-    .createHash("sha256")
-    .update(`${process.version} ${process.arch} ${file} ${stat.size} ${stat.mtimeMs} ${stat.ino}`)
-    .digest("hex")
-    .slice(0, 16)
+  const key = fnv1a64(`${process.version} ${process.arch} ${file} ${stat.size} ${stat.mtimeMs} ${stat.ino}`)
   const cacheFile = path.join(cacheDir(), `code-${key}.v8`)
   let cachedData: Buffer | undefined
   try {

@@ -19,6 +19,14 @@ interface Picomatch {
   scan(input: string, options?: PicomatchOptions): ScanResult
 }
 
-const picomatch = createRequire(import.meta.url)("picomatch") as Picomatch
+let loaded: Picomatch | undefined
+
+/** picomatch itself, required on first use: a Read or Bash call never matches a glob. */
+const load = (): Picomatch => (loaded ??= createRequire(import.meta.url)("picomatch") as Picomatch)
+
+const picomatch: Picomatch = Object.assign(
+  (glob: string, options?: PicomatchOptions) => load()(glob, options),
+  { scan: (input: string, options?: PicomatchOptions) => load().scan(input, options) }
+)
 
 export default picomatch

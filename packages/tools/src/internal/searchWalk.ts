@@ -2,9 +2,9 @@
  * Glob's walk: fast-glob over a real directory with the ignore rules of `IgnoreRules` applied as
  * each directory is read, so ignored directories are never entered (DECISIONS §4).
  */
-import fg from "fast-glob"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type FastGlob from "fast-glob"
 import * as IgnoreRules from "../IgnoreRules.js"
 import type * as Roots from "../Roots.js"
 
@@ -98,6 +98,9 @@ export const walk = async (
     }
     answer(null, kept)
   }
+  // loaded on first use (it loads picomatch and micromatch): a Read or Bash call never walks
+  // (typed by hand: the package's `export =` types do not describe a dynamic import's `default`)
+  const { default: fg } = (await import("fast-glob")) as unknown as { readonly default: typeof FastGlob }
   const dynamic = fg.isDynamicPattern(pattern)
   const found = await fg(pattern, {
     cwd: root,
