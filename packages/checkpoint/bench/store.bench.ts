@@ -7,7 +7,9 @@
 // - printed without a target: the same append saved by a second store on the same database (another
 //   worker, which never saw the session: it hashes the whole transcript once to check it);
 // - the CLI: `toolcap checkpoint build <file>` into a new data dir against
-//   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`).
+//   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`). The bin is
+//   the one `npm install toolcap` installs, `packages/toolcap/dist/bin.cjs` (one bundle, effect
+//   inside), not the workspace's `apps/demo` bin, which loads hundreds of ES modules one by one.
 //
 // The first save is timed from the parsed JSON: `Transcript.fromAny` (decode and validate) then
 // `store.save`. The append is timed as `store.save` of the transcript the host decoded (as
@@ -177,7 +179,7 @@ const node = (args: ReadonlyArray<string>) => {
 }
 
 const benchCli = (file: string, dir: string) => {
-  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/demo/dist/bin.js")
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../toolcap/dist/bin.cjs")
   if (!fs.existsSync(bin)) {
     console.log(`CLI: ${bin} is not built (run pnpm run build): not measured`)
     missed++
@@ -193,7 +195,7 @@ const benchCli = (file: string, dir: string) => {
     version.push(node([bin, "--version"]))
   }
   report(
-    "CLI checkpoint build (new data dir)",
+    "CLI checkpoint build (toolcap package bin, new data dir)",
     median(cli),
     "node -e JSON.parse(readFileSync)",
     median(baseline),
