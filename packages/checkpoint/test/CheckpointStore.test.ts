@@ -484,6 +484,37 @@ describe("CheckpointStore.layerSqlite schema", () => {
       })
   )
 
+  it.scoped(
+    "a new file's first save goes through the rollback journal, then the file is in WAL; another store reads and extends it",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const filename = path.join(dir, "new.sqlite")
+        const transcript = transcriptOf(10)
+        const first: Transcript.Transcript = { messages: transcript.messages.slice(0, 6) }
+        const a = Context.get(
+          yield* Layer.build(CheckpointStore.layerSqlite({ filename })),
+          CheckpointStore.CheckpointStore
+        )
+        // a connection that leaves the journal mode as it finds it
+        const journalMode = Effect.map(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ journal_mode: string }>`PRAGMA journal_mode`),
+          ([row]) => row?.journal_mode
+        ).pipe(Effect.provide(SqliteClient.layer({ filename, disableWAL: true })))
+        assert.strictEqual(yield* journalMode, "delete")
+        const saved = yield* a.save("s", first, yield* buildWith(first))
+        assert.strictEqual(yield* journalMode, "wal")
+        const b = Context.get(
+          yield* Layer.build(CheckpointStore.layerSqlite({ filename })),
+          CheckpointStore.CheckpointStore
+        )
+        assert.deepStrictEqual(yield* b.latest("s"), Option.some(saved))
+        const last = yield* b.save("s", transcript, yield* buildWith(transcript))
+        assert.deepStrictEqual(yield* a.transcript("s"), transcript)
+        assert.deepStrictEqual(yield* a.latest("s"), Option.some(last))
+      })
+  )
+
   it.scoped("a file that is not a database fails the layer with CheckpointStoreFailed, no crash", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

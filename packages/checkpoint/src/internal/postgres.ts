@@ -4,9 +4,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as PgCopy from "./pgCopy.js"
+import type * as Save from "./save.js"
 import * as SqlStore from "./sqlStore.js"
 
 /**
@@ -70,6 +72,57 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
   })
 }
 
+/**
+ * `Save.SaveIfHead` as one statement: the head's UPDATE matches only the expected head (and waits
+ * for a writer holding the session's row, then checks what it committed); every insert takes its
+ * rows from the UPDATE's result, so when it matched nothing, nothing is written. One statement is
+ * one transaction: no BEGIN and COMMIT round trips.
+ */
+const saveIfHead =
+  (sql: SqlClient.SqlClient): Save.SaveIfHead =>
+  ({ checkpoint, entries, expected, head, rows, sessionId }) => {
+    const params: Array<unknown> = []
+    const param = (value: unknown, type: string) => {
+      params.push(value)
+      return `$${params.length}::${type}`
+    }
+    const ctes = [
+      `head AS (UPDATE checkpoint_sessions SET message_count = ${param(head.length, "integer")}, prefix = ${param(head.prefix, "text")}
+        WHERE session_id = ${param(sessionId, "text")} AND message_count = ${param(expected.length, "integer")} AND prefix = ${param(expected.prefix, "text")}
+        RETURNING session_id)`
+    ]
+    if (rows.length > 0) {
+      const values = rows.map(
+        (row) =>
+          `(${param(row.seq, "integer")}, ${param(row.messageId, "text")}, ${param(row.role, "text")}, ${param(row.body, "text")}, ${param(row.bytes, "text")}, ${param(row.digest, "text")}, ${param(row.prefix, "text")})`
+      )
+      ctes.push(`messages AS (INSERT INTO transcript_messages (session_id, seq, message_id, role, body, text, digest, prefix)
+        SELECT head.session_id, v.* FROM head, (VALUES ${values.join(", ")}) AS v (seq, message_id, role, body, text, digest, prefix))`)
+    }
+    ctes.push(`checkpoint AS (INSERT INTO checkpoints (session_id, created_at, transcript_length, retained_tokens, summary_tokens, report)
+      SELECT session_id, ${param(checkpoint.createdAt, "bigint")}, ${param(checkpoint.transcriptLength, "integer")}, ${param(checkpoint.retainedTokens, "integer")}, ${param(checkpoint.summaryTokens, "integer")}, ${param(checkpoint.report, "text")} FROM head
+      RETURNING checkpoint_id)`)
+    if (entries.length > 0) {
+      const values = entries.map(
+        (entry) =>
+          `(${param(entry.position, "integer")}, ${param(entry.origin, "text")}, ${param(entry.messageId, "text")}, ${param(entry.tokens, "integer")}, ${param(entry.body, "text")})`
+      )
+      ctes.push(`entries AS (INSERT INTO checkpoint_entries (checkpoint_id, position, origin, message_id, tokens, body)
+        SELECT checkpoint.checkpoint_id, v.* FROM checkpoint, (VALUES ${values.join(", ")}) AS v (position, origin, message_id, tokens, body))`)
+    }
+    return sql
+      .unsafe<{ checkpoint_id: number | string }>(
+        `WITH ${ctes.join(", ")} SELECT checkpoint_id FROM checkpoint`,
+        params
+      )
+      .pipe(
+        Effect.map((found) =>
+          found[0] === undefined ? Option.none() : Option.some(Number(found[0].checkpoint_id))
+        ),
+        Effect.mapError(SqlStore.failed("save"))
+      )
+  }
+
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (any libpq connection URL). */
   readonly url: string
@@ -109,6 +162,7 @@ export const make = Effect.gen(function* () {
       ),
     retryWhile: () => false,
     retry: Schedule.stop,
-    appendRows: PgCopy.appendRows
+    appendRows: PgCopy.appendRows,
+    saveIfHead: saveIfHead(sql)
   })
 })

@@ -7,6 +7,7 @@
 // one read: the stored prefix digest at the position where the two transcripts meet.
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Checkpoint from "../Checkpoint.js"
 import { CheckpointConflict, type CheckpointInvalid, CheckpointStoreFailed } from "../CheckpointError.js"
 import * as Transcript from "../Transcript.js"
@@ -34,19 +35,38 @@ export interface WriteTx<E> {
     count: number
   ) => Effect.Effect<void, E>
   readonly setHead: (sessionId: string, head: Record.Head) => Effect.Effect<void, E>
-  readonly insertCheckpoint: (row: {
-    readonly sessionId: string
-    readonly createdAt: number
-    readonly transcriptLength: number
-    readonly retainedTokens: number
-    readonly summaryTokens: number
-    readonly report: string
-  }) => Effect.Effect<number, E>
+  readonly insertCheckpoint: (row: CheckpointRow) => Effect.Effect<number, E>
   readonly insertEntries: (
     checkpointId: number,
     entries: ReadonlyArray<Record.EntryRow>
   ) => Effect.Effect<void, E>
 }
+
+/** A checkpoint's own row, as a store writes it. */
+export interface CheckpointRow {
+  readonly sessionId: string
+  readonly createdAt: number
+  readonly transcriptLength: number
+  readonly retainedTokens: number
+  readonly summaryTokens: number
+  readonly report: string
+}
+
+/**
+ * A whole save in one statement, for a store that can run one (PostgreSQL): when the session's
+ * head is still `expected`, appends `rows`, moves the head to `head`, writes the checkpoint and its
+ * entries, and returns the checkpoint's id; otherwise writes nothing and returns none. A save that
+ * extends what this process last saved tries it first: one round trip instead of a transaction's
+ * several.
+ */
+export type SaveIfHead = (save: {
+  readonly sessionId: string
+  readonly expected: Record.Head
+  readonly rows: ReadonlyArray<Record.MessageRow>
+  readonly head: Record.Head
+  readonly checkpoint: CheckpointRow
+  readonly entries: ReadonlyArray<Record.EntryRow>
+}) => Effect.Effect<Option.Option<number>, CheckpointStoreFailed>
 
 /** Runs `body` as one transaction (all or nothing), mapping the store's own failures. */
 export type Transact<E> = <A, E2>(
@@ -88,6 +108,12 @@ export interface Saved {
   readonly checkpoint: Checkpoint.Checkpoint
 }
 
+/**
+ * New messages up to which a save tries `SaveIfHead`: its parameters grow with the rows, and a
+ * larger append goes through the transaction, whose bulk form suits it.
+ */
+const saveIfHeadRows = 16
+
 const rewrite = (sessionId: string, position: number, messageId: string, detail: string) =>
   new CheckpointConflict({ sessionId, kind: "rewrite", position, messageId, detail })
 
@@ -126,7 +152,8 @@ export const save = <E>(
    * Whether the store writes rows while later ones are still being computed (PostgreSQL's COPY);
    * otherwise every row is computed before the transaction, which then holds its lock only to write.
    */
-  streamRows = false
+  streamRows = false,
+  saveIfHead?: SaveIfHead
 ): Effect.Effect<Saved, CheckpointInvalid | CheckpointConflict | CheckpointStoreFailed> =>
   Effect.gen(function* () {
     yield* Record.checkSessionId(sessionId)
@@ -162,6 +189,41 @@ export const save = <E>(
     const prefixAt = (seq: number): string => (seq < same ? remembered!.prefixes[seq]! : rows.row(seq).prefix)
     if (!streamRows) rows.all()
 
+    const checkpointRow: CheckpointRow = {
+      sessionId,
+      createdAt,
+      transcriptLength: length,
+      retainedTokens: checkpoint.retainedTokens,
+      summaryTokens: checkpoint.summaryTokens,
+      report: prepared.report
+    }
+    const remember = (checkpointId: number): Saved => {
+      // copies of the arrays (references only): the host may push to its own array afterwards
+      const prefixes = same === 0 ? [] : remembered!.prefixes.slice(0, same)
+      for (const row of rows.all()) prefixes.push(row.prefix)
+      known.set(sessionId, { messages: messages.slice(), prefixes })
+      return { checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }
+    }
+
+    // the usual save: this process saved the session last and the host appended a few messages
+    if (
+      saveIfHead !== undefined &&
+      same > 0 &&
+      same === remembered!.messages.length &&
+      length - same <= saveIfHeadRows
+    ) {
+      const saved = yield* saveIfHead({
+        sessionId,
+        expected: { length: same, prefix: remembered!.prefixes[same - 1]! },
+        rows: rows.all(),
+        head: { length, prefix: prefixAt(length - 1) },
+        checkpoint: checkpointRow,
+        entries: prepared.entries
+      })
+      if (Option.isSome(saved)) return remember(saved.value)
+      // another writer moved the head: the transaction below finds out how
+    }
+
     const checkpointId = yield* transact<number, CheckpointConflict | CheckpointStoreFailed>((tx) =>
       Effect.gen(function* () {
         const head = yield* tx.lockHead(sessionId)
@@ -192,21 +254,10 @@ export const save = <E>(
           yield* tx.append(sessionId, rows.from(head.length), length - head.length)
           yield* tx.setHead(sessionId, { length, prefix: prefixAt(length - 1) })
         }
-        const id = yield* tx.insertCheckpoint({
-          sessionId,
-          createdAt,
-          transcriptLength: length,
-          retainedTokens: checkpoint.retainedTokens,
-          summaryTokens: checkpoint.summaryTokens,
-          report: prepared.report
-        })
+        const id = yield* tx.insertCheckpoint(checkpointRow)
         yield* tx.insertEntries(id, prepared.entries)
         return id
       })
     )
-    // copies of the arrays (references only): the host may push to its own array afterwards
-    const prefixes = same === 0 ? [] : remembered!.prefixes.slice(0, same)
-    for (const row of rows.all()) prefixes.push(row.prefix)
-    known.set(sessionId, { messages: messages.slice(), prefixes })
-    return { checkpointId, sessionId, createdAt, checkpoint: prepared.checkpoint }
+    return remember(checkpointId)
   })

@@ -74,6 +74,8 @@ export interface SqlStoreOptions {
     sessionId: string,
     batches: Iterable<ReadonlyArray<Record.MessageRow>>
   ) => Effect.Effect<void, SqlError>
+  /** A whole save in one statement when the head is as this process left it (PostgreSQL). */
+  readonly saveIfHead?: Save.SaveIfHead
 }
 
 type CheckpointRow = {
@@ -245,7 +247,15 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
 
   return {
     save: (sessionId, transcript, checkpoint) =>
-      Save.save(transact, known, sessionId, transcript, checkpoint, options.appendRows !== undefined),
+      Save.save(
+        transact,
+        known,
+        sessionId,
+        transcript,
+        checkpoint,
+        options.appendRows !== undefined,
+        options.saveIfHead
+      ),
     latest: (sessionId) =>
       Effect.zipRight(
         Record.checkSessionId(sessionId),
