@@ -311,7 +311,8 @@ const nothing = (containment: Containment): Termination => ({
  */
 const makeRunner = (
   containment: Containment,
-  cgroup: { readonly parent: string; readonly entry: CgroupEntry } | undefined
+  cgroup: { readonly parent: string; readonly entry: CgroupEntry } | undefined,
+  launcherAhead: boolean
 ): { readonly runner: ProcessRunner["Type"]; readonly release: () => void } => {
   // the launcher entry's next launcher, started while a call runs (see internal/processLauncher.ts)
   let waiting: Launcher.Waiting | undefined
@@ -330,6 +331,7 @@ const makeRunner = (
     // from a runner's second launch on (a host that makes one call does not start a spare), the
     // next launch's launcher starts while this one runs: after the request is on its way, so
     // this call's shell starts meanwhile
+    if (!launcherAhead) return undefined
     if (++launches >= 2) setImmediate(prepareNext)
     const ready = waiting
     if (ready === undefined) return undefined
@@ -543,6 +545,11 @@ export interface RunnerOptions {
   readonly containment?: Containment | undefined
   /** `prologue` forces the prologue entry; default: `TOOLCAP_CGROUP_ENTRY`, else the launcher where it works. */
   readonly cgroupEntry?: CgroupEntry | undefined
+  /**
+   * Whether the launcher entry keeps the next call's launcher started and waiting (default true;
+   * false starts the launcher per call, as a host that wants no spare process would).
+   */
+  readonly launcherAhead?: boolean | undefined
 }
 
 /**
@@ -562,7 +569,8 @@ const make = (options: RunnerOptions = {}) =>
     yield* startupSweep(parent)
     return makeRunner(
       containment,
-      parent !== undefined && entry !== undefined ? { parent, entry } : undefined
+      parent !== undefined && entry !== undefined ? { parent, entry } : undefined,
+      options.launcherAhead ?? true
     )
   })
 
