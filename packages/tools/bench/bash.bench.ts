@@ -5,8 +5,9 @@
 //    per call. Then the same with 2,000 extra idle processes on the machine (the bench starts them
 //    and stops them): a call must not cost more with the size of the process table.
 //    Targets: ratio <= 2.0, and <= 2.5 with the extra processes. Where the shell enters its cgroup
-//    through the launcher (clone3), the same call with the sh prologue entry (a second runner,
-//    interleaved in the same rounds) is printed for information.
+//    through the launcher (clone3), the same call with the sh prologue entry, and with the launcher
+//    started per call instead of kept waiting for the next call (two more runners, interleaved in
+//    the same rounds) are printed for information.
 // 2. Throughput, CPU and memory: 1 GiB of 100-byte lines from `yes` (a fast producer) through
 //    Bash.run (no chunk consumer, as `toolcap call` runs it) against a bare Node drain of the same
 //    command (child_process.spawn, counting bytes). Each run is a child process of its own, so its
@@ -150,6 +151,11 @@ interface LatencyReport {
   readonly entry: string | undefined
   /** Milliseconds per call through a runner forced to the prologue entry, when `entry` is `launcher`. */
   readonly prologue: ReadonlyArray<number>
+  /**
+   * Milliseconds per call through a launcher-entry runner that starts the launcher per call (no
+   * launcher kept waiting), when `entry` is `launcher`.
+   */
+  readonly perCall: ReadonlyArray<number>
   /** The floor of any supervised call, for information: `bash -c 'echo hi'` in a session of its own. */
   readonly detachedBash: ReadonlyArray<number>
   /**
@@ -196,9 +202,16 @@ const latencyRun = async (dir: string): Promise<LatencyReport> => {
       : undefined
   const callPrologue = prologueRuntime === undefined ? undefined : caller(prologueRuntime)
   await callPrologue?.()
+  const perCallRuntime =
+    entry === "launcher"
+      ? ManagedRuntime.make(Layer.merge(layer, ProcessRunner.layer({ launcherAhead: false })))
+      : undefined
+  const callPerCall = perCallRuntime === undefined ? undefined : caller(perCallRuntime)
+  await callPerCall?.()
   const tool: Array<number> = []
   const bare: Array<number> = []
   const prologue: Array<number> = []
+  const perCall: Array<number> = []
   const detachedBash: Array<number> = []
   const launcherFloor: Array<number> = []
   // the launcher floor's cgroups live in a parent of their own beside the runner's
@@ -217,13 +230,15 @@ const latencyRun = async (dir: string): Promise<LatencyReport> => {
     bare.push(await bareEcho())
     tool.push((await call()).ms)
     if (callPrologue !== undefined) prologue.push((await callPrologue()).ms)
+    if (callPerCall !== undefined) perCall.push((await callPerCall()).ms)
     detachedBash.push(await bareEcho("bash", true))
     if (floorParent !== undefined) launcherFloor.push(await launcherEcho(round))
   }
   if (floorParent !== undefined) fs.rmdirSync(floorParent)
   await runtime.dispose()
   await prologueRuntime?.dispose()
-  return { tool, bare, containment, entry, prologue, detachedBash, launcherFloor }
+  await perCallRuntime?.dispose()
+  return { tool, bare, containment, entry, prologue, perCall, detachedBash, launcherFloor }
 }
 
 /** Starts `count` idle processes (sleeps under one shell, in a group of their own); resolves once all run. */
@@ -409,6 +424,11 @@ const main = async () => {
       if (report.prologue.length > 0) {
         console.log(
           `(information) the same call with the sh prologue entry, same rounds: median ${fmt(median(report.prologue), 2)} ms — ratio ${fmt(median(report.prologue) / median(report.bare), 2)} to the baseline, launcher/prologue ${fmt(median(report.tool) / median(report.prologue), 2)}`
+        )
+      }
+      if (report.perCall.length > 0) {
+        console.log(
+          `(information) the same call with the launcher started per call (no launcher kept waiting), same rounds: median ${fmt(median(report.perCall), 2)} ms — ratio ${fmt(median(report.perCall) / median(report.bare), 2)} to the baseline`
         )
       }
       console.log(

@@ -6,6 +6,15 @@
  *   toolcap-confine [--read PATH]... -- EXE ARG... applies the ruleset, then execs EXE
  *   toolcap-confine --cgroup DIR -- FILE ARG...  runs FILE (searched in PATH, as a shell does) in
  *                                                a session of its own inside the cgroup DIR
+ *   toolcap-confine --serve                      waits for one request on stdin, then runs it as
+ *                                                --cgroup does
+ *
+ * The serve mode lets a host start the launcher before it has a call for it (the host's fork and
+ * exec off the call's path). The request is a decimal byte count and a newline, then that many
+ * bytes of NUL-terminated fields: the cgroup DIR, the working directory, the argument count N, N
+ * arguments (FILE first), then the child's environment, one NAME=VALUE per field. Its stdin is
+ * replaced by /dev/null once the request is read (the child's stdin). End of file before a whole
+ * request (the host went away, or dropped it) ends it with status 0, nothing run.
  *
  * The cgroup mode creates the child directly inside the cgroup (clone3 with CLONE_INTO_CGROUP,
  * Linux 5.7+): unlike writing a pid into `cgroup.procs`, which takes the kernel's threadgroup lock
@@ -37,6 +46,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define SYS_CREATE_RULESET 444
 #define SYS_ADD_RULE 445
@@ -144,7 +155,78 @@ static int run_in_cgroup(const char *dir, char **argv) {
   return 128 + signal_number;
 }
 
+/* A request larger than this is refused (the environment and a command, far below any real limit). */
+#define MAX_REQUEST (64UL << 20)
+
+/* Reads exactly `size` bytes from stdin; 0 at end of file before them. */
+static int read_all(char *into, size_t size) {
+  size_t got = 0;
+  while (got < size) {
+    ssize_t r = read(0, into + got, size - got);
+    if (r == 0) return 0;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return 0;
+    }
+    got += (size_t)r;
+  }
+  return 1;
+}
+
+/* --serve: one request from stdin (format above), then run as --cgroup. */
+static int serve(void) {
+  char head[24];
+  size_t used = 0;
+  for (;;) {
+    if (used == sizeof head) {
+      errno = EINVAL;
+      return fail("request header too long", NULL);
+    }
+    if (!read_all(head + used, 1)) return 0;
+    if (head[used] == '\n') break;
+    used++;
+  }
+  head[used] = 0;
+  char *end;
+  unsigned long size = strtoul(head, &end, 10);
+  if (end == head || *end != 0 || size == 0 || size > MAX_REQUEST) {
+    errno = EINVAL;
+    return fail("bad request size", head);
+  }
+  char *request = malloc(size);
+  if (request == NULL) return fail("cannot hold the request", NULL);
+  if (!read_all(request, size)) return 0;
+  if (request[size - 1] != 0) {
+    errno = EINVAL;
+    return fail("request not NUL-terminated", NULL);
+  }
+  size_t fields = 0;
+  for (size_t i = 0; i < size; i++) fields += request[i] == 0;
+  char **field = calloc(fields + 1, sizeof *field);
+  if (field == NULL) return fail("cannot hold the request", NULL);
+  size_t at = 0;
+  for (char *p = request; p < request + size; p += strlen(p) + 1) field[at++] = p;
+  field[at] = NULL;
+  unsigned long count = fields >= 3 ? strtoul(field[2], &end, 10) : 0;
+  if (fields < 3 || *end != 0 || count == 0 || count > fields - 3) {
+    errno = EINVAL;
+    return fail("bad request fields", NULL);
+  }
+  /* the arguments end where the environment starts: that field becomes argv's NULL */
+  char **env = calloc(fields - 3 - count + 1, sizeof *env);
+  if (env == NULL) return fail("cannot hold the request", NULL);
+  for (size_t i = 3 + count; i < fields; i++) env[i - 3 - count] = field[i];
+  field[3 + count] = NULL;
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null < 0 || dup2(null, 0) < 0) return fail("cannot open", "/dev/null");
+  close(null);
+  if (chdir(field[1]) != 0) return fail("cannot enter the working directory", field[1]);
+  environ = env;
+  return run_in_cgroup(field[0], field + 3);
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--serve") == 0) return serve();
   if (argc >= 5 && strcmp(argv[1], "--cgroup") == 0 && strcmp(argv[3], "--") == 0) {
     return run_in_cgroup(argv[2], argv + 4);
   }

@@ -581,7 +581,7 @@ const execute = (
             file: Proc.shell().file,
             args: ["-c", command],
             cwd: workspace.root,
-            env: { ...process.env, [ProcessTree.cookieVariable]: runId },
+            env: Proc.hostEnvWith(ProcessTree.cookieVariable, runId),
             tree: {
               runId,
               cookie: runId,

@@ -27,6 +27,7 @@ import { Procfs } from "@toolcap/spill"
 import * as ProcessTree from "./ProcessTree.js"
 import * as Cgroup from "./internal/processCgroup.js"
 import * as Proc from "./internal/process.js"
+import * as Launcher from "./internal/processLauncher.js"
 import * as Lifeline from "./internal/processLifeline.js"
 import * as Wait from "./internal/processWait.js"
 
@@ -305,188 +306,236 @@ const nothing = (containment: Containment): Termination => ({
 })
 
 /**
- * A runner in the given tier (`cgroup`: the cgroup parent and entry of the cgroup tier).
+ * A runner in the given tier (`cgroup`: the cgroup parent and entry of the cgroup tier), and what
+ * ends its waiting launcher (a runner whose layer is closed leaves no process behind).
  */
 const makeRunner = (
   containment: Containment,
-  cgroup: { readonly parent: string; readonly entry: CgroupEntry } | undefined
-): ProcessRunner["Type"] => ({
-  containment,
-  cgroupEntry: cgroup?.entry,
-  spawn: (options) =>
-    Effect.gen(function* () {
-      const tree = options.tree
-      const cgroupDir =
-        tree !== undefined && cgroup !== undefined ? Cgroup.create(cgroup.parent, tree.runId) : undefined
-      if (tree !== undefined && containment === "cgroup" && cgroupDir === undefined) {
-        return yield* spawnFailed(options.file, options.cwd, "could not create the call's cgroup")
-      }
-      // registered before the spawn: a host that dies right after it still has its lifeline. A run
-      // id of this host is covered by one standing registration of all its call cgroups (no
-      // message to the watchdog per call); any other is registered for the call's life.
-      const unregisterCgroup =
-        cgroupDir === undefined
-          ? () => {}
-          : tree!.runId.startsWith(Proc.hostRunPrefix())
-            ? (Lifeline.registerStanding({
-                kind: "cgs",
-                parent: cgroup!.parent,
-                prefix: Proc.hostRunPrefix()
-              }),
-              () => {})
-            : Lifeline.register({ kind: "cg", dir: cgroupDir })
-      // the group tier knows the cookie before the spawn, the process group only after it: until
-      // then the cookie alone names the tree (a host killed while the shell already runs)
-      const unregisterCookie =
-        tree !== undefined && cgroupDir === undefined
-          ? Lifeline.register({ kind: "pg", pgid: undefined, cookie: tree.cookie })
-          : () => {}
-      const removeCgroup = (waitMs: number) =>
-        cgroupDir === undefined
-          ? Effect.void
-          : Effect.flatMap(Cgroup.removeDir(cgroupDir, waitMs), (removed) =>
-              removed ? Effect.sync(unregisterCgroup) : Effect.void
-            )
-      const exited = Wait.once<ExitStatus>()
+  cgroup: { readonly parent: string; readonly entry: CgroupEntry } | undefined,
+  launcherAhead: boolean
+): { readonly runner: ProcessRunner["Type"]; readonly release: () => void } => {
+  // the launcher entry's next launcher, started while a call runs (see internal/processLauncher.ts)
+  let waiting: Launcher.Waiting | undefined
+  let launches = 0
+  let released = false
+  const prepareNext = () => {
+    if (released || (waiting !== undefined && Launcher.usable(waiting))) return
+    try {
+      waiting = Launcher.start()
+    } catch {
+      waiting = undefined
+    }
+  }
+  /** A waiting launcher handed the request for this spawn, or undefined (then it is spawned as usual). */
+  const serve = (dir: string, options: SpawnOptions): ReturnType<typeof Proc.spawnChild> | undefined => {
+    // from a runner's second launch on (a host that makes one call does not start a spare), the
+    // next launch's launcher starts while this one runs: after the request is on its way, so
+    // this call's shell starts meanwhile
+    if (!launcherAhead) return undefined
+    if (++launches >= 2) setImmediate(prepareNext)
+    const ready = waiting
+    if (ready === undefined) return undefined
+    if (!Launcher.usable(ready)) {
+      waiting = undefined
+      Launcher.dismiss(ready)
+      return undefined
+    }
+    const request = Launcher.request(dir, options.cwd, options.file, options.args, options.env ?? process.env)
+    if (request === undefined) return undefined
+    waiting = undefined
+    return Launcher.send(ready, request)
+  }
+  const release = () => {
+    released = true
+    if (waiting !== undefined) Launcher.dismiss(waiting)
+    waiting = undefined
+  }
+  const runner: ProcessRunner["Type"] = {
+    containment,
+    cgroupEntry: cgroup?.entry,
+    spawn: (options) =>
+      Effect.gen(function* () {
+        const tree = options.tree
+        const cgroupDir =
+          tree !== undefined && cgroup !== undefined ? Cgroup.create(cgroup.parent, tree.runId) : undefined
+        if (tree !== undefined && containment === "cgroup" && cgroupDir === undefined) {
+          return yield* spawnFailed(options.file, options.cwd, "could not create the call's cgroup")
+        }
+        // registered before the spawn: a host that dies right after it still has its lifeline. A run
+        // id of this host is covered by one standing registration of all its call cgroups (no
+        // message to the watchdog per call); any other is registered for the call's life.
+        const unregisterCgroup =
+          cgroupDir === undefined
+            ? () => {}
+            : tree!.runId.startsWith(Proc.hostRunPrefix())
+              ? (Lifeline.registerStanding({
+                  kind: "cgs",
+                  parent: cgroup!.parent,
+                  prefix: Proc.hostRunPrefix()
+                }),
+                () => {})
+              : Lifeline.register({ kind: "cg", dir: cgroupDir })
+        // the group tier knows the cookie before the spawn, the process group only after it: until
+        // then the cookie alone names the tree (a host killed while the shell already runs)
+        const unregisterCookie =
+          tree !== undefined && cgroupDir === undefined
+            ? Lifeline.register({ kind: "pg", pgid: undefined, cookie: tree.cookie })
+            : () => {}
+        const removeCgroup = (waitMs: number) =>
+          cgroupDir === undefined
+            ? Effect.void
+            : Effect.flatMap(Cgroup.removeDir(cgroupDir, waitMs), (removed) =>
+                removed ? Effect.sync(unregisterCgroup) : Effect.void
+              )
+        const exited = Wait.once<ExitStatus>()
 
-      // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
-      // the shell's status); the members, stopping and the report come from the cgroup either way
-      const launched = cgroupDir !== undefined && cgroup!.entry === "launcher"
-      const { file, args } =
-        cgroupDir !== undefined
-          ? Cgroup.command(cgroup!.entry, cgroupDir, options.file, options.args)
-          : { file: options.file, args: options.args }
-      const started = yield* Effect.async<
-        { child: ReturnType<typeof Proc.spawnChild>; pid: number },
-        ToolError.ToolSpawnFailed
-      >((resume) => {
-        let child: ReturnType<typeof Proc.spawnChild>
-        try {
-          child = Proc.spawnChild(file, args, {
-            cwd: options.cwd,
-            env: options.env ?? process.env,
-            stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-            // a tree runs in a session of its own; through the launcher the command gets it from
-            // the launcher (one new session per call, not two)
-            detached: tree !== undefined && !launched,
-            lifeline: tree !== undefined ? "none" : "pid"
+        // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
+        // the shell's status); the members, stopping and the report come from the cgroup either way
+        const launched = cgroupDir !== undefined && cgroup!.entry === "launcher"
+        const { file, args } =
+          cgroupDir !== undefined
+            ? Cgroup.command(cgroup!.entry, cgroupDir, options.file, options.args)
+            : { file: options.file, args: options.args }
+        // a launcher started ahead of the call takes the request when one waits (no stdin to write)
+        const served = launched && options.stdin === undefined ? serve(cgroupDir, options) : undefined
+        const started = yield* Effect.async<
+          { child: ReturnType<typeof Proc.spawnChild>; pid: number },
+          ToolError.ToolSpawnFailed
+        >((resume) => {
+          if (served !== undefined) {
+            served.once("exit", (code, signal) => exited.happen({ code, signal }))
+            resume(Effect.succeed({ child: served, pid: served.pid! }))
+            return
+          }
+          let child: ReturnType<typeof Proc.spawnChild>
+          try {
+            child = Proc.spawnChild(file, args, {
+              cwd: options.cwd,
+              env: options.env ?? process.env,
+              stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+              // a tree runs in a session of its own; through the launcher the command gets it from
+              // the launcher (one new session per call, not two)
+              detached: tree !== undefined && !launched,
+              lifeline: tree !== undefined ? "none" : "pid"
+            })
+          } catch (error) {
+            resume(
+              Effect.fail(
+                spawnFailed(options.file, options.cwd, error instanceof Error ? error.message : String(error))
+              )
+            )
+            return
+          }
+          let spawned = false
+          child.once("error", (error) => {
+            if (spawned) return
+            child.stdout?.destroy()
+            child.stderr?.destroy()
+            resume(Effect.fail(spawnFailed(options.file, options.cwd, error.message)))
           })
-        } catch (error) {
-          resume(
-            Effect.fail(
-              spawnFailed(options.file, options.cwd, error instanceof Error ? error.message : String(error))
-            )
+          child.once("spawn", () => {
+            spawned = true
+            resume(Effect.succeed({ child, pid: child.pid! }))
+          })
+          child.once("exit", (code, signal) => exited.happen({ code, signal }))
+          if (options.stdin !== undefined) {
+            // a process that ends before reading its stdin closes the pipe: not an error
+            child.stdin!.on("error", () => {})
+            child.stdin!.end(options.stdin)
+          }
+        }).pipe(Effect.tapError(() => Effect.zipRight(Effect.sync(unregisterCookie), removeCgroup(0))))
+        const { child, pid } = started
+        // still readable here: the exit of the child (if any) is reaped only after the spawn event.
+        // Only the group tier needs it (to tell the root from a reused pid); a cgroup names its members
+        const startTime = cgroupDir === undefined ? Procfs.startTimeOf(pid) : undefined
+        const unregisterGroupOnly =
+          tree !== undefined && cgroupDir === undefined
+            ? Lifeline.register({ kind: "pg", pgid: pid, cookie: tree.cookie })
+            : () => {}
+        const unregisterGroup = () => {
+          unregisterGroupOnly()
+          unregisterCookie()
+        }
+        const pipesDone = Wait.once<void>()
+        let pipesOpen = 2
+        const pipeDone = () => {
+          if (--pipesOpen === 0) pipesDone.happen()
+        }
+        const stdout = pipeOf(child.stdout!, pipeDone)
+        const stderr = pipeOf(child.stderr!, pipeDone)
+        const pipesEnded = () => stdout.ended() && stderr.ended()
+        const closePipes = Effect.sync(() => {
+          stdout.close()
+          stderr.close()
+        })
+        const exitDone = () => exited.value() !== undefined
+        const exit = Effect.async<ExitStatus>((resume) => {
+          const unregister = exited.on((status) => resume(Effect.succeed(status)))
+          return Effect.sync(unregister)
+        })
+
+        const stopTree: Effect.Effect<Termination> = Effect.gen(function* () {
+          if (tree === undefined) {
+            if (!exitDone()) Proc.sendSignal(pid, "SIGKILL")
+            return nothing(containment)
+          }
+          if (cgroupDir !== undefined) {
+            // the common end, every member gone: the kernel removes only an empty cgroup, so one
+            // successful removal is the whole stop (no listing of members)
+            let stopped = nothing(containment)
+            if (Cgroup.removeIfEmpty(cgroupDir)) {
+              unregisterCgroup()
+              Cgroup.releaseParentSoon(cgroupDir)
+            } else {
+              stopped = { containment, ...(yield* Cgroup.terminate(cgroupDir, tree)) }
+              // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
+              // for (the lifeline keeps it registered, the watchdog retries when the host ends)
+              yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+            }
+            // the launcher (outside the cgroup) ends right after its child: waited for, so closing
+            // the scope leaves no process of the call behind
+            if (launched && !exitDone()) {
+              yield* Effect.timeoutOption(exit, Duration.millis(tree.killWaitMs))
+            }
+            return stopped
+          }
+          // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
+          // process of the tree is known to be left and no scan of /proc is needed
+          if (exitDone() && pipesEnded() && Proc.probe(-pid) === "gone") {
+            unregisterGroup()
+            return nothing(containment)
+          }
+          const stopped = yield* ProcessTree.terminate(
+            { rootPid: pid, runId: tree.runId, rootStartTime: startTime },
+            tree
           )
-          return
-        }
-        let spawned = false
-        child.once("error", (error) => {
-          if (spawned) return
-          child.stdout?.destroy()
-          child.stderr?.destroy()
-          resume(Effect.fail(spawnFailed(options.file, options.cwd, error.message)))
+          if (stopped.survivors.length === 0) unregisterGroup()
+          return { containment, ...stopped }
         })
-        child.once("spawn", () => {
-          spawned = true
-          resume(Effect.succeed({ child, pid: child.pid! }))
-        })
-        child.once("exit", (code, signal) => exited.happen({ code, signal }))
-        if (options.stdin !== undefined) {
-          // a process that ends before reading its stdin closes the pipe: not an error
-          child.stdin!.on("error", () => {})
-          child.stdin!.end(options.stdin)
-        }
-      }).pipe(Effect.tapError(() => Effect.zipRight(Effect.sync(unregisterCookie), removeCgroup(0))))
-      const { child, pid } = started
-      // still readable here: the exit of the child (if any) is reaped only after the spawn event.
-      // Only the group tier needs it (to tell the root from a reused pid); a cgroup names its members
-      const startTime = cgroupDir === undefined ? Procfs.startTimeOf(pid) : undefined
-      const unregisterGroupOnly =
-        tree !== undefined && cgroupDir === undefined
-          ? Lifeline.register({ kind: "pg", pgid: pid, cookie: tree.cookie })
-          : () => {}
-      const unregisterGroup = () => {
-        unregisterGroupOnly()
-        unregisterCookie()
-      }
-      const pipesDone = Wait.once<void>()
-      let pipesOpen = 2
-      const pipeDone = () => {
-        if (--pipesOpen === 0) pipesDone.happen()
-      }
-      const stdout = pipeOf(child.stdout!, pipeDone)
-      const stderr = pipeOf(child.stderr!, pipeDone)
-      const pipesEnded = () => stdout.ended() && stderr.ended()
-      const closePipes = Effect.sync(() => {
-        stdout.close()
-        stderr.close()
-      })
-      const exitDone = () => exited.value() !== undefined
-      const exit = Effect.async<ExitStatus>((resume) => {
-        const unregister = exited.on((status) => resume(Effect.succeed(status)))
-        return Effect.sync(unregister)
-      })
+        const stop = yield* Effect.cached(stopTree.pipe(Effect.uninterruptible))
 
-      const stopTree: Effect.Effect<Termination> = Effect.gen(function* () {
-        if (tree === undefined) {
-          if (!exitDone()) Proc.sendSignal(pid, "SIGKILL")
-          return nothing(containment)
-        }
-        if (cgroupDir !== undefined) {
-          // the common end, every member gone: the kernel removes only an empty cgroup, so one
-          // successful removal is the whole stop (no listing of members)
-          let stopped = nothing(containment)
-          if (Cgroup.removeIfEmpty(cgroupDir)) {
-            unregisterCgroup()
-            Cgroup.releaseParentSoon(cgroupDir)
-          } else {
-            stopped = { containment, ...(yield* Cgroup.terminate(cgroupDir, tree)) }
-            // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
-            // for (the lifeline keeps it registered, the watchdog retries when the host ends)
-            yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
-          }
-          // the launcher (outside the cgroup) ends right after its child: waited for, so closing
-          // the scope leaves no process of the call behind
-          if (launched && !exitDone()) {
-            yield* Effect.timeoutOption(exit, Duration.millis(tree.killWaitMs))
-          }
-          return stopped
-        }
-        // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
-        // process of the tree is known to be left and no scan of /proc is needed
-        if (exitDone() && pipesEnded() && Proc.probe(-pid) === "gone") {
-          unregisterGroup()
-          return nothing(containment)
-        }
-        const stopped = yield* ProcessTree.terminate(
-          { rootPid: pid, runId: tree.runId, rootStartTime: startTime },
-          tree
-        )
-        if (stopped.survivors.length === 0) unregisterGroup()
-        return { containment, ...stopped }
+        yield* Effect.addFinalizer(() => Effect.zipRight(stop, closePipes))
+
+        return {
+          pid,
+          startTime,
+          containment,
+          stdout: stdout.stream,
+          stderr: stderr.stream,
+          pull: { stdout: stdout.pull, stderr: stderr.pull },
+          read: { stdout: stdout.read, stderr: stderr.read },
+          onExit: exited.on,
+          onPipesDone: (callback) => pipesDone.on(callback),
+          exit,
+          exitStatus: exited.value,
+          stop,
+          closePipes,
+          pipesEnded
+        } satisfies RunningProcess
       })
-      const stop = yield* Effect.cached(stopTree.pipe(Effect.uninterruptible))
-
-      yield* Effect.addFinalizer(() => Effect.zipRight(stop, closePipes))
-
-      return {
-        pid,
-        startTime,
-        containment,
-        stdout: stdout.stream,
-        stderr: stderr.stream,
-        pull: { stdout: stdout.pull, stderr: stderr.pull },
-        read: { stdout: stdout.read, stderr: stderr.read },
-        onExit: exited.on,
-        onPipesDone: (callback) => pipesDone.on(callback),
-        exit,
-        exitStatus: exited.value,
-        stop,
-        closePipes,
-        pipesEnded
-      } satisfies RunningProcess
-    })
-})
+  }
+  return { runner, release }
+}
 
 /**
  * @since 0.1.0
@@ -496,6 +545,11 @@ export interface RunnerOptions {
   readonly containment?: Containment | undefined
   /** `prologue` forces the prologue entry; default: `TOOLCAP_CGROUP_ENTRY`, else the launcher where it works. */
   readonly cgroupEntry?: CgroupEntry | undefined
+  /**
+   * Whether the launcher entry keeps the next call's launcher started and waiting (default true;
+   * false starts the launcher per call, as a host that wants no spare process would).
+   */
+  readonly launcherAhead?: boolean | undefined
 }
 
 /**
@@ -515,7 +569,8 @@ const make = (options: RunnerOptions = {}) =>
     yield* startupSweep(parent)
     return makeRunner(
       containment,
-      parent !== undefined && entry !== undefined ? { parent, entry } : undefined
+      parent !== undefined && entry !== undefined ? { parent, entry } : undefined,
+      options.launcherAhead ?? true
     )
   })
 
@@ -566,7 +621,15 @@ export const sweepCookies: Effect.Effect<number> = Effect.gen(function* () {
  * @category layers
  */
 export const layer = (options: RunnerOptions = {}): Layer.Layer<ProcessRunner> =>
-  Layer.effect(ProcessRunner, make(options))
+  Layer.scoped(
+    ProcessRunner,
+    Effect.flatMap(make(options), ({ release, runner }) =>
+      Effect.as(
+        Effect.addFinalizer(() => Effect.sync(release)),
+        runner
+      )
+    )
+  )
 
 let shared: Effect.Effect<ProcessRunner["Type"]> | undefined
 
@@ -580,7 +643,7 @@ export const current: Effect.Effect<ProcessRunner["Type"]> = Effect.suspend(() =
   Effect.flatMap(Effect.serviceOption(ProcessRunner), (provided) => {
     if (Option.isSome(provided)) return Effect.succeed(provided.value)
     if (shared === undefined) {
-      shared = Effect.runSync(Effect.cached(make()))
+      shared = Effect.runSync(Effect.cached(Effect.map(make(), ({ runner }) => runner)))
     }
     return shared
   })

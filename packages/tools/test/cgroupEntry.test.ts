@@ -190,6 +190,114 @@ describe("the cgroup entry", () => {
   )
 })
 
+/** This process's children that are launchers waiting for a request (`--serve`). */
+const waitingLaunchers = () =>
+  processesNamed(`${Confinement.launcherPath} --serve`).filter((p) => parentPid(p.pid) === process.pid)
+
+/**
+ * The waiting launchers started since `before` (one an earlier test's runner dismissed may still be
+ * on its way out, so the count alone would not tell).
+ */
+const newLaunchers = (before: ReadonlyArray<number>) =>
+  waitingLaunchers()
+    .map((p) => p.pid)
+    .filter((pid) => !before.includes(pid))
+
+/** Bytes to a string, collected from a stream. */
+const textOf = (stream: Stream.Stream<Uint8Array>) =>
+  Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Chunk.toArray(chunks)).toString("utf8"))
+
+describe.skipIf(!entries.includes("launcher"))("the launcher started ahead of its call", () => {
+  // text without NUL (which no argument or environment value can hold)
+  const text = FastCheck.string({ unit: "grapheme", maxLength: 40 }).filter((s) => !s.includes("\0"))
+
+  it.scopedLive.prop(
+    "from a runner's third launch on the shell is handed to a waiting launcher and runs exactly the arguments, environment and directory it was given",
+    [text, text],
+    ([argument, value]) =>
+      Effect.gen(function* () {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-served-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+        const launch = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
+          Effect.scoped(
+            Effect.gen(function* () {
+              const runId = freshRunId("launcher")
+              const proc = yield* runner.spawn({
+                file: "/bin/sh",
+                args,
+                cwd: dir,
+                env: { ...env, TOOLCAP_RUN_ID: runId },
+                tree: { runId, cookie: runId, killGraceMs: 500, killWaitMs: 1000 }
+              })
+              const served =
+                fs.readFileSync(`/proc/${proc.pid}/cmdline`, "latin1").split("\0")[1] === "--serve"
+              const [stdout, status] = yield* Effect.all([textOf(proc.stdout), proc.exit], {
+                concurrency: 2
+              })
+              return { served, stdout, status }
+            })
+          )
+        const command = [
+          "-c",
+          'printf "%s|%s|%s|%s" "$1" "$TOOLCAP_VALUE" "$PWD" "${TOOLCAP_UNSET-unset}"; exit 7'
+        ]
+        const env = { PATH: process.env["PATH"], TOOLCAP_VALUE: value, TOOLCAP_UNSET: undefined }
+        const first = yield* launch([...command, "sh", argument], env)
+        yield* launch(["-c", "true"], env)
+        // the second launch started the spare while it ran; it is up by the time its spawn returned
+        const third = yield* launch([...command, "sh", argument], env)
+        const expected = `${argument}|${value}|${fs.realpathSync(dir)}|unset`
+        assert.isFalse(first.served)
+        assert.isTrue(third.served)
+        for (const run of [first, third]) {
+          assert.strictEqual(run.stdout, expected)
+          assert.deepStrictEqual(run.status, { code: 7, signal: null })
+        }
+      }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" }))),
+    { fastCheck: { numRuns: 6 } }
+  )
+
+  it.scopedLive("a runner told not to keep a launcher waiting starts none", () =>
+    Effect.gen(function* () {
+      const before = waitingLaunchers().map((p) => p.pid)
+      const runner = yield* ProcessRunner.ProcessRunner
+      for (let i = 0; i < 3; i++) {
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", ["-c", "true"])
+            yield* proc.exit
+          })
+        )
+      }
+      yield* Effect.sleep("20 millis")
+      assert.deepStrictEqual(newLaunchers(before), [])
+    }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher", launcherAhead: false })))
+  )
+
+  it.scopedLive("closing the runner ends the launcher it kept waiting; nothing else of it is left", () =>
+    Effect.gen(function* () {
+      const before = waitingLaunchers().map((p) => p.pid)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const runner = yield* ProcessRunner.ProcessRunner
+          for (let i = 0; i < 2; i++) {
+            const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", ["-c", "true"])
+            yield* proc.exit
+          }
+          yield* Effect.sleep("20 millis")
+          assert.isAbove(newLaunchers(before).length, 0)
+        }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" })))
+      )
+      // it reads the end of its stdin and exits, running nothing
+      for (let waited = 0; newLaunchers(before).length > 0 && waited < 2000; waited += 10) {
+        yield* Effect.sleep("10 millis")
+      }
+      assert.deepStrictEqual(newLaunchers(before), [])
+    })
+  )
+})
+
 describe("the cgroup parent", () => {
   // a parent of this test's own beside the runner's, so no concurrent call can hold it
   it.effect.skipIf(parent === undefined)(
