@@ -149,23 +149,31 @@ await esbuild.build({
   chunkNames: "chunks/[name]-[hash]"
 })
 
-// `toolcap call` as one CommonJS file, which the bin compiles with a V8 code cache (Node 20 has
-// none for ES modules). `import.meta.url` becomes the file's URL; `import()` of what stays
-// outside (the optional peers, ripgrep) goes through the loader's own dynamic import.
-const callFile = path.join(out, "call.cjs")
-await esbuild.build({
-  ...common,
-  entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", "call.ts")],
-  outfile: callFile,
-  format: "cjs",
-  plugins: [...common.plugins, lazyBuiltin, loggerStdout, noCheckpoint],
-  define: { "import.meta.url": "__toolcapUrl" },
-  // non-ASCII escaped, so the loader reads the file as latin1
-  charset: "ascii",
-  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
-})
-const dynamicImport = /\bimport\((?=["'`])/g
-fs.writeFileSync(callFile, fs.readFileSync(callFile, "utf8").replace(dynamicImport, "__toolcapImport("))
+/**
+ * A fast-path entry as one CommonJS file, which the bin compiles with a V8 code cache (Node 20 has
+ * none for ES modules). `import.meta.url` becomes the file's URL; `import()` of what stays outside
+ * (the optional peers, ripgrep) goes through the loader's own dynamic import.
+ */
+const cjsEntry = async (name, entry, plugins) => {
+  const file = path.join(out, `${name}.cjs`)
+  await esbuild.build({
+    ...common,
+    entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", entry)],
+    outfile: file,
+    format: "cjs",
+    plugins: [...common.plugins, ...plugins],
+    define: { "import.meta.url": "__toolcapUrl" },
+    // non-ASCII escaped, so the loader reads the file as latin1
+    charset: "ascii",
+    banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
+  })
+  const dynamicImport = /\bimport\((?=["'`])/g
+  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(dynamicImport, "__toolcapImport("))
+}
+// `toolcap call`
+await cjsEntry("call", "call.ts", [lazyBuiltin, loggerStdout, noCheckpoint])
+// a plain `toolcap checkpoint build` (no tools, no command-line framework)
+await cjsEntry("checkpoint", "checkpointBuild.ts", [lazyBuiltin, loggerStdout])
 
 // the bin as CommonJS: Node starts a CommonJS main without initialising its ES module loader
 // (about 15 ms of every call); `cli.js` (ES module, above) is imported only when needed

@@ -21,5 +21,10 @@ void launch(process.argv.slice(2), {
       fileURLToPath(new URL("./call.cjs", import.meta.url)),
       (specifier) => import(specifier)
     ),
+  checkpointBuild: async () =>
+    CodeCache.load<Entry>(
+      fileURLToPath(new URL("./checkpoint.cjs", import.meta.url)),
+      (specifier) => import(specifier)
+    ),
   cli: () => import(cliEntry) as Promise<Entry>
 })
