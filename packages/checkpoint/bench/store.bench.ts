@@ -7,7 +7,8 @@
 // - printed without a target: the same append saved by a second store on the same database (another
 //   worker, which never saw the session: it hashes the whole transcript once to check it);
 // - the CLI: `toolcap checkpoint build <file>` into a new data dir against
-//   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`). The bin is
+//   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`); printed
+//   beside it, the same command for a one-message transcript (what starting costs). The bin is
 //   the one `npm install toolcap` installs, `packages/toolcap/dist/bin.cjs` (one bundle, effect
 //   inside), not the workspace's `apps/demo` bin, which loads hundreds of ES modules one by one.
 //
@@ -187,12 +188,17 @@ const benchCli = (file: string, dir: string) => {
   }
   const baseline: Array<number> = []
   const cli: Array<number> = []
-  const version: Array<number> = []
+  const floor: Array<number> = []
+  // the same command for a one-message transcript: starting, loading, opening a new database
+  const tiny = path.join(dir, "tiny.json")
+  fs.writeFileSync(tiny, JSON.stringify({ messages: [{ role: "user", id: "u1", text: "hello" }] }))
   for (let round = 0; round < CLI_ROUNDS; round++) {
     baseline.push(node(["-e", "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))", file]))
     const dataDir = path.join(dir, `cli-${round}`)
     cli.push(node([bin, "checkpoint", "build", file, "--session", "bench", "--data-dir", dataDir]))
-    version.push(node([bin, "--version"]))
+    floor.push(
+      node([bin, "checkpoint", "build", tiny, "--session", "bench", "--data-dir", `${dataDir}-tiny`])
+    )
   }
   report(
     "CLI checkpoint build (toolcap package bin, new data dir)",
@@ -203,7 +209,7 @@ const benchCli = (file: string, dir: string) => {
     CLI_TARGET
   )
   console.log(
-    `CLI floor: \`toolcap --version\` alone takes ${median(version).toFixed(1)} ms (module loading), ${(median(version) / median(baseline)).toFixed(2)}x the baseline`
+    `CLI floor: \`checkpoint build\` of a one-message transcript takes ${median(floor).toFixed(1)} ms (start, module loading, a new database), ${(median(floor) / median(baseline)).toFixed(2)}x the baseline`
   )
 }
 
