@@ -66,10 +66,19 @@ export const AREAS: Readonly<Record<number, string>> = {
 
 const area = (issue: number): string => AREAS[issue] ?? `other (${issue})`
 
+/** Where an area sorts: at the lowest issue number that names it (two issues can share one). */
+const areaRank = (issue: number): number =>
+  Math.min(
+    ...Object.keys(AREAS)
+      .map(Number)
+      .filter((n) => AREAS[n] === area(issue)),
+    issue
+  )
+
 const verdict = (r: BenchRecord): string => (r.met ? "met" : "**missed**")
 
 /**
- * Every figure of the run, ordered by issue, then bench file, then as printed.
+ * Every figure of the run, ordered by area, then issue, then bench file, then as printed.
  *
  * @since 0.1.0
  * @category constructors
@@ -79,7 +88,10 @@ export const figureRows = (
 ): ReadonlyArray<{ readonly file: string; readonly record: BenchRecord }> =>
   Arr.sort(
     collected.benches.flatMap((b) => b.records.map((record) => ({ file: b.file, record }))),
-    Order.mapInput(Order.number, (row: { readonly record: BenchRecord }) => row.record.issue)
+    Order.combine(
+      Order.mapInput(Order.number, (row: { readonly record: BenchRecord }) => areaRank(row.record.issue)),
+      Order.mapInput(Order.number, (row: { readonly record: BenchRecord }) => row.record.issue)
+    )
   )
 
 /**
@@ -219,10 +231,10 @@ export const headline = (collected: Collected): string => {
     "",
     table(
       ["area", "targets", "met", "missed"],
-      [...new Set(rows.map((r) => r.record.issue))].map((issue) => {
-        const of = rows.filter((r) => r.record.issue === issue)
+      [...new Set(rows.map((r) => area(r.record.issue)))].map((name) => {
+        const of = rows.filter((r) => area(r.record.issue) === name)
         const ok = of.filter((r) => r.record.met).length
-        return [area(issue), `${of.length}`, `${ok}`, `${of.length - ok}`]
+        return [name, `${of.length}`, `${ok}`, `${of.length - ok}`]
       })
     ),
     "",
