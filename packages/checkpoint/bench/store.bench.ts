@@ -8,7 +8,9 @@
 //   worker, which never saw the session: it hashes the whole transcript once to check it);
 // - the CLI: `toolcap checkpoint build <file>` into a new data dir against
 //   `node -e 'JSON.parse(fs.readFileSync(f))'`, target <= 2 (needs `pnpm run build`); printed
-//   beside it, the same command for a one-message transcript (what starting costs). The bin is
+//   beside it, the same command for a one-message transcript (what starting costs). PostgreSQL is
+//   stopped and the disk synced before it: the writes of the cases above, still going to disk,
+//   would otherwise slow only the CLI's durable save, not its baseline (2.8 against 1.8 alone). The bin is
 //   the one `npm install toolcap` installs, `packages/toolcap/dist/bin.cjs` (one bundle, effect
 //   inside), not the workspace's `apps/demo` bin, which loads hundreds of ES modules one by one.
 //
@@ -228,9 +230,16 @@ try {
       CheckpointStore.layerSqlite({ filename: path.join(dir, "checkpoints.sqlite") }),
       text
     )
-  if (postgres !== undefined)
+  if (postgres !== undefined) {
     await benchStore("PostgreSQL", CheckpointStore.layerPostgres({ url: postgres.url }), text)
-  if (cases.includes("cli")) benchCli(file, dir)
+    // the server's checkpointer would go on writing the rounds above while the CLI's saves run
+    await postgres.stop()
+  }
+  if (cases.includes("cli")) {
+    // the cases above leave hundreds of MB to write back, which only the CLI's fsync would wait for
+    spawnSync("sync")
+    benchCli(file, dir)
+  }
   console.log(`load after: ${loadAverage()}`)
 } finally {
   await postgres?.stop()
