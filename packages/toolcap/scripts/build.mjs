@@ -149,6 +149,14 @@ await esbuild.build({
   chunkNames: "chunks/[name]-[hash]"
 })
 
+/** What every CommonJS output shares: `import.meta.url` becomes the file's own URL. */
+const commonCjs = {
+  ...common,
+  format: "cjs",
+  define: { "import.meta.url": "__toolcapUrl" },
+  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
+}
+
 /**
  * A fast-path entry as one CommonJS file, which the bin compiles with a V8 code cache (Node 20 has
  * none for ES modules). `import.meta.url` becomes the file's URL; `import()` of what stays outside
@@ -157,15 +165,12 @@ await esbuild.build({
 const cjsEntry = async (name, entry, plugins) => {
   const file = path.join(out, `${name}.cjs`)
   await esbuild.build({
-    ...common,
+    ...commonCjs,
     entryPoints: [path.join(root, "..", "..", "apps", "demo", "src", "internal", entry)],
     outfile: file,
-    format: "cjs",
     plugins: [...common.plugins, ...plugins],
-    define: { "import.meta.url": "__toolcapUrl" },
     // non-ASCII escaped, so the loader reads the file as latin1
-    charset: "ascii",
-    banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
+    charset: "ascii"
   })
   const dynamicImport = /\bimport\((?=["'`])/g
   fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(dynamicImport, "__toolcapImport("))
@@ -178,14 +183,7 @@ await cjsEntry("checkpoint", "checkpointBuild.ts", [lazyBuiltin, loggerStdout])
 // the bin as CommonJS: Node starts a CommonJS main without initialising its ES module loader
 // (about 15 ms of every call); `cli.js` (ES module, above) is imported only when needed
 const binFile = path.join(out, "bin.cjs")
-await esbuild.build({
-  ...common,
-  entryPoints: ["src/bin.ts"],
-  outfile: binFile,
-  format: "cjs",
-  define: { "import.meta.url": "__toolcapUrl" },
-  banner: { js: 'var __toolcapUrl = require("node:url").pathToFileURL(__filename).href;' }
-})
+await esbuild.build({ ...commonCjs, entryPoints: ["src/bin.ts"], outfile: binFile })
 fs.chmodSync(binFile, 0o755)
 // the viewer's front end (`toolcap ui`, `mcp --ui`), served from dist/ui beside the bundle
 fs.cpSync(path.join(root, "../viewer/dist/ui"), path.join(out, "ui"), { recursive: true })
