@@ -95,7 +95,7 @@ describe("the cgroup entry", () => {
       `the shell is the cgroup's only member; stop signals it and removes the cgroup (${entry})`,
       () =>
         Effect.gen(function* () {
-          const tag = `sleep 1000.8${entry === "launcher" ? 1 : 2}`
+          const tag = `sleep 1000.8${entry === "launcher" ? 4 : 5}`
           yield* Effect.addFinalizer(() => killNamed(tag))
           const runner = yield* runnerFor(entry)
           const out = yield* Effect.scoped(
