@@ -94,8 +94,11 @@ for (const containment of tiers) {
         const tag = `sleep 1000.${containment === "cgroup" ? 63 : 64}`
         yield* Effect.addFinalizer(() => killNamed(tag))
         const started = yield* Deferred.make<void>()
+        // "started" once the escapee wrote its pid, which it does after leaving the session: an
+        // interruption before that would still find it in the call's process group
+        const escape = `env -i setsid -f sh -c 'echo $$ > escapee; exec ${tag}'; while [ ! -s escapee ]; do sleep 0.01; done`
         const fiber = yield* Bash.run(
-          { command: `env -i setsid -f ${tag}; echo started; sleep 30`, timeout: 60 },
+          { command: `${escape}; echo started; sleep 30`, timeout: 60 },
           {
             onChunk: (chunk) =>
               void (chunk.data.includes("started") && Deferred.unsafeDone(started, Exit.void))
