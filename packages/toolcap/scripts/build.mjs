@@ -25,10 +25,10 @@ const optionalSqlite = {
  * For the `call` bundle: Node modules a Read never uses, loaded on first property access instead
  * of when the bundle starts (`node:crypto` alone costs a few milliseconds of every call; the
  * platform's file system imports it for temp file names, Bash's process code for
- * `node:child_process`). Each becomes a CommonJS module whose exports are getters, one per export
+ * `node:child_process`, its launcher server `node:net`). Each becomes a CommonJS module whose exports are getters, one per export
  * name of this Node's module (Node 20's names are the same on the machine that runs the bundle).
  */
-const lazyBuiltins = ["node:crypto", "node:child_process"]
+const lazyBuiltins = ["node:crypto", "node:child_process", "node:net"]
 const lazyBuiltin = {
   name: "lazy-builtin",
   setup(build) {

@@ -6,7 +6,7 @@
 //    and stops them): a call must not cost more with the size of the process table.
 //    Targets: ratio <= 2.0, and <= 2.5 with the extra processes. Where the shell enters its cgroup
 //    through the launcher (clone3), the same call with the sh prologue entry, and with the launcher
-//    started per call instead of kept waiting for the next call (two more runners, interleaved in
+//    started per call by the host instead of by its launcher server (two more runners, interleaved in
 //    the same rounds) are printed for information.
 // 2. Throughput, CPU and memory: 1 GiB of 100-byte lines from `yes` (a fast producer) through
 //    Bash.run (no chunk consumer, as `toolcap call` runs it) against a bare Node drain of the same
@@ -153,7 +153,7 @@ interface LatencyReport {
   readonly prologue: ReadonlyArray<number>
   /**
    * Milliseconds per call through a launcher-entry runner that starts the launcher per call (no
-   * launcher kept waiting), when `entry` is `launcher`.
+   * launcher server), when `entry` is `launcher`.
    */
   readonly perCall: ReadonlyArray<number>
   /** The floor of any supervised call, for information: `bash -c 'echo hi'` in a session of its own. */
@@ -204,7 +204,7 @@ const latencyRun = async (dir: string): Promise<LatencyReport> => {
   await callPrologue?.()
   const perCallRuntime =
     entry === "launcher"
-      ? ManagedRuntime.make(Layer.merge(layer, ProcessRunner.layer({ launcherAhead: false })))
+      ? ManagedRuntime.make(Layer.merge(layer, ProcessRunner.layer({ launcherServer: false })))
       : undefined
   const callPerCall = perCallRuntime === undefined ? undefined : caller(perCallRuntime)
   await callPerCall?.()
@@ -428,7 +428,7 @@ const main = async () => {
       }
       if (report.perCall.length > 0) {
         console.log(
-          `(information) the same call with the launcher started per call (no launcher kept waiting), same rounds: median ${fmt(median(report.perCall), 2)} ms — ratio ${fmt(median(report.perCall) / median(report.bare), 2)} to the baseline`
+          `(information) the same call with the launcher started per call (no launcher server), same rounds: median ${fmt(median(report.perCall), 2)} ms — ratio ${fmt(median(report.perCall) / median(report.bare), 2)} to the baseline`
         )
       }
       console.log(

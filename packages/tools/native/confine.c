@@ -6,15 +6,12 @@
  *   toolcap-confine [--read PATH]... -- EXE ARG... applies the ruleset, then execs EXE
  *   toolcap-confine --cgroup DIR -- FILE ARG...  runs FILE (searched in PATH, as a shell does) in
  *                                                a session of its own inside the cgroup DIR
- *   toolcap-confine --serve                      waits for one request on stdin, then runs it as
- *                                                --cgroup does
+ *   toolcap-confine --server                     starts calls as --cgroup does, on requests from
+ *                                                stdin (see server() below)
  *
- * The serve mode lets a host start the launcher before it has a call for it (the host's fork and
- * exec off the call's path). The request is a decimal byte count and a newline, then that many
- * bytes of NUL-terminated fields: the cgroup DIR, the working directory, the argument count N, N
- * arguments (FILE first), then the child's environment, one NAME=VALUE per field. Its stdin is
- * replaced by /dev/null once the request is read (the child's stdin). End of file before a whole
- * request (the host went away, or dropped it) ends it with status 0, nothing run.
+ * The server mode takes the host's fork off every call: a host that forks itself to start a
+ * launcher pays for copying its own page tables (milliseconds for a host of 100 MB, growing with
+ * it, with its event loop blocked), while this small process forks in microseconds.
  *
  * The cgroup mode creates the child directly inside the cgroup (clone3 with CLONE_INTO_CGROUP,
  * Linux 5.7+): unlike writing a pid into `cgroup.procs`, which takes the kernel's threadgroup lock
@@ -40,8 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -158,55 +157,26 @@ static int run_in_cgroup(const char *dir, char **argv) {
 /* A request larger than this is refused (the environment and a command, far below any real limit). */
 #define MAX_REQUEST (64UL << 20)
 
-/* Reads exactly `size` bytes from stdin; 0 at end of file before them. */
-static int read_all(char *into, size_t size) {
-  size_t got = 0;
-  while (got < size) {
-    ssize_t r = read(0, into + got, size - got);
-    if (r == 0) return 0;
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return 0;
-    }
-    got += (size_t)r;
-  }
-  return 1;
+/* The fields of a request body (NUL-terminated, the last one included); NULL on a bad body. */
+static char **fields_of(char *body, size_t size, size_t *count) {
+  if (size == 0 || body[size - 1] != 0) return NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < size; i++) n += body[i] == 0;
+  char **field = calloc(n + 1, sizeof *field);
+  if (field == NULL) return NULL;
+  size_t at = 0;
+  for (char *p = body; p < body + size; p += strlen(p) + 1) field[at++] = p;
+  field[at] = NULL;
+  *count = n;
+  return field;
 }
 
-/* --serve: one request from stdin (format above), then run as --cgroup. */
-static int serve(void) {
-  char head[24];
-  size_t used = 0;
-  for (;;) {
-    if (used == sizeof head) {
-      errno = EINVAL;
-      return fail("request header too long", NULL);
-    }
-    if (!read_all(head + used, 1)) return 0;
-    if (head[used] == '\n') break;
-    used++;
-  }
-  head[used] = 0;
+/*
+ * Runs a request's fields (the cgroup DIR, the working directory, the argument count N, N
+ * arguments, FILE first, then the environment) as --cgroup does; returns its exit status.
+ */
+static int run_request(char **field, size_t fields) {
   char *end;
-  unsigned long size = strtoul(head, &end, 10);
-  if (end == head || *end != 0 || size == 0 || size > MAX_REQUEST) {
-    errno = EINVAL;
-    return fail("bad request size", head);
-  }
-  char *request = malloc(size);
-  if (request == NULL) return fail("cannot hold the request", NULL);
-  if (!read_all(request, size)) return 0;
-  if (request[size - 1] != 0) {
-    errno = EINVAL;
-    return fail("request not NUL-terminated", NULL);
-  }
-  size_t fields = 0;
-  for (size_t i = 0; i < size; i++) fields += request[i] == 0;
-  char **field = calloc(fields + 1, sizeof *field);
-  if (field == NULL) return fail("cannot hold the request", NULL);
-  size_t at = 0;
-  for (char *p = request; p < request + size; p += strlen(p) + 1) field[at++] = p;
-  field[at] = NULL;
   unsigned long count = fields >= 3 ? strtoul(field[2], &end, 10) : 0;
   if (fields < 3 || *end != 0 || count == 0 || count > fields - 3) {
     errno = EINVAL;
@@ -217,16 +187,171 @@ static int serve(void) {
   if (env == NULL) return fail("cannot hold the request", NULL);
   for (size_t i = 3 + count; i < fields; i++) env[i - 3 - count] = field[i];
   field[3 + count] = NULL;
-  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null < 0 || dup2(null, 0) < 0) return fail("cannot open", "/dev/null");
-  close(null);
   if (chdir(field[1]) != 0) return fail("cannot enter the working directory", field[1]);
   environ = env;
   return run_in_cgroup(field[0], field + 3);
 }
 
+/* A call started by the server whose pipes' read ends it still holds (until the host took them). */
+struct started {
+  pid_t pid;
+  int out, err;
+};
+
+static void reply(const char *line) {
+  size_t left = strlen(line);
+  while (left > 0) {
+    ssize_t w = write(1, line, left);
+    if (w < 0 && errno == EINTR) continue;
+    /* the host is gone: nothing to serve */
+    if (w <= 0) _exit(0);
+    line += w;
+    left -= (size_t)w;
+  }
+}
+
+/* Starts one call: its pipes, and a launcher (a fork of this small process) that runs it in its cgroup. */
+static void start_call(char **field, size_t fields, struct started **calls, size_t *ncalls, const sigset_t *before) {
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    reply("S -1 0 0\n");
+    return;
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    reply("S -1 0 0\n");
+    return;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* the call gets the signal state a host's spawn would give it */
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, before, NULL);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) _exit(EXIT_NOT_CONFINED);
+    _exit(run_request(field, fields));
+  }
+  close(out[1]);
+  close(err[1]);
+  if (pid < 0) {
+    close(out[0]);
+    close(err[0]);
+    reply("S -1 0 0\n");
+    return;
+  }
+  struct started *grown = realloc(*calls, (*ncalls + 1) * sizeof **calls);
+  if (grown != NULL) {
+    *calls = grown;
+    (*calls)[(*ncalls)++] = (struct started){pid, out[0], err[0]};
+  }
+  char line[64];
+  snprintf(line, sizeof line, "S %d %d %d\n", (int)pid, out[0], err[0]);
+  reply(line);
+}
+
+/*
+ * --server: calls from stdin, each a decimal byte count, a newline and that many bytes of
+ * NUL-terminated fields. "run" then the fields of --cgroup's request (the cgroup DIR, the working
+ * directory, the argument count N, N arguments with FILE first, the environment as NAME=VALUE):
+ * the server makes the call's stdout and stderr pipes and forks a launcher that runs it as
+ * --cgroup does (stdin /dev/null), then answers "S PID OUT ERR": the launcher's pid and the
+ * numbers of its own descriptors for the pipes' read ends, which the host opens through
+ * /proc/<server>/fd ("S -1 0 0": nothing started). "ack" then PID: the host holds the read ends,
+ * the server closes its own. When a launcher ends: "X PID CODE SIGNAL" (CODE -1 when it died of
+ * SIGNAL). End of file on stdin ends the server; calls already started run on as their own.
+ */
+static int server(void) {
+  sigset_t children, before;
+  sigemptyset(&children);
+  sigaddset(&children, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &children, &before);
+  int sfd = signalfd(-1, &children, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) return fail("cannot watch its children", NULL);
+  signal(SIGPIPE, SIG_IGN);
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null >= 0) dup2(null, 2);
+  struct started *calls = NULL;
+  size_t ncalls = 0;
+  char *buffer = NULL;
+  size_t have = 0, room = 0;
+  for (;;) {
+    struct pollfd watch[2] = {{.fd = 0, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+    if (poll(watch, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return EXIT_NOT_CONFINED;
+    }
+    if (watch[1].revents != 0) {
+      struct signalfd_siginfo info;
+      while (read(sfd, &info, sizeof info) > 0) {
+      }
+      int status;
+      pid_t pid;
+      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        char line[64];
+        if (WIFEXITED(status)) snprintf(line, sizeof line, "X %d %d 0\n", (int)pid, WEXITSTATUS(status));
+        else snprintf(line, sizeof line, "X %d -1 %d\n", (int)pid, WTERMSIG(status));
+        reply(line);
+      }
+    }
+    if (watch[0].revents == 0) continue;
+    if (have == room) {
+      room = room == 0 ? 65536 : room * 2;
+      if (room > 2 * MAX_REQUEST) return fail("request too long", NULL);
+      char *grown = realloc(buffer, room);
+      if (grown == NULL) return fail("cannot hold the request", NULL);
+      buffer = grown;
+    }
+    ssize_t got = read(0, buffer + have, room - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0;
+    have += (size_t)got;
+    for (;;) {
+      char *newline = memchr(buffer, '\n', have < 24 ? have : 24);
+      if (newline == NULL) {
+        if (have >= 24) return fail("request header too long", NULL);
+        break;
+      }
+      *newline = 0;
+      char *end;
+      unsigned long size = strtoul(buffer, &end, 10);
+      if (end == buffer || *end != 0 || size == 0 || size > MAX_REQUEST) {
+        errno = EINVAL;
+        return fail("bad request size", buffer);
+      }
+      size_t head = (size_t)(newline + 1 - buffer);
+      if (have < head + size) {
+        *newline = '\n';
+        break;
+      }
+      char *body = buffer + head;
+      size_t count;
+      char **field = fields_of(body, size, &count);
+      if (field == NULL || count < 1) return fail("bad request fields", NULL);
+      if (strcmp(field[0], "run") == 0) {
+        start_call(field + 1, count - 1, &calls, &ncalls, &before);
+      } else if (strcmp(field[0], "ack") == 0 && count == 2) {
+        pid_t pid = (pid_t)atoi(field[1]);
+        for (size_t i = 0; i < ncalls; i++) {
+          if (calls[i].pid != pid) continue;
+          close(calls[i].out);
+          close(calls[i].err);
+          calls[i] = calls[--ncalls];
+          break;
+        }
+      } else {
+        errno = EINVAL;
+        return fail("unknown request", field[0]);
+      }
+      free(field);
+      memmove(buffer, body + size, have - head - size);
+      have -= head + size;
+    }
+  }
+}
+
 int main(int argc, char **argv) {
-  if (argc == 2 && strcmp(argv[1], "--serve") == 0) return serve();
+  if (argc == 2 && strcmp(argv[1], "--server") == 0) return server();
   if (argc >= 5 && strcmp(argv[1], "--cgroup") == 0 && strcmp(argv[3], "--") == 0) {
     return run_in_cgroup(argv[2], argv + 4);
   }

@@ -307,48 +307,47 @@ const nothing = (containment: Containment): Termination => ({
 
 /**
  * A runner in the given tier (`cgroup`: the cgroup parent and entry of the cgroup tier), and what
- * ends its waiting launcher (a runner whose layer is closed leaves no process behind).
+ * ends its launcher server (a runner whose layer is closed leaves no process behind).
  */
 const makeRunner = (
   containment: Containment,
   cgroup: { readonly parent: string; readonly entry: CgroupEntry } | undefined,
-  launcherAhead: boolean
+  launcherServer: boolean
 ): { readonly runner: ProcessRunner["Type"]; readonly release: () => void } => {
-  // the launcher entry's next launcher, started while a call runs (see internal/processLauncher.ts)
-  let waiting: Launcher.Waiting | undefined
+  // the launcher entry's server, started from the runner's second launch on (see
+  // internal/processLauncher.ts)
+  let server: Launcher.Server | undefined
   let launches = 0
   let released = false
-  const prepareNext = () => {
-    if (released || (waiting !== undefined && Launcher.usable(waiting))) return
+  const startServer = () => {
+    if (released || (server !== undefined && Launcher.usable(server))) return
     try {
-      waiting = Launcher.start()
+      server = Launcher.start()
     } catch {
-      waiting = undefined
+      server = undefined
     }
   }
-  /** A waiting launcher handed the request for this spawn, or undefined (then it is spawned as usual). */
-  const serve = (dir: string, options: SpawnOptions): ReturnType<typeof Proc.spawnChild> | undefined => {
-    // from a runner's second launch on (a host that makes one call does not start a spare), the
-    // next launch's launcher starts while this one runs: after the request is on its way, so
-    // this call's shell starts meanwhile
-    if (!launcherAhead) return undefined
-    if (++launches >= 2) setImmediate(prepareNext)
-    const ready = waiting
-    if (ready === undefined) return undefined
-    if (!Launcher.usable(ready)) {
-      waiting = undefined
-      Launcher.dismiss(ready)
-      return undefined
-    }
-    const request = Launcher.request(dir, options.cwd, options.file, options.args, options.env ?? process.env)
-    if (request === undefined) return undefined
-    waiting = undefined
-    return Launcher.send(ready, request)
+  /**
+   * The server and the fields of this spawn's call when the server takes it, else undefined (then
+   * it is spawned as usual).
+   */
+  const serve = (
+    dir: string,
+    options: SpawnOptions
+  ): { readonly server: Launcher.Server; readonly fields: ReadonlyArray<string> } | undefined => {
+    // from a runner's second launch on (a host that makes one call starts no server), after this
+    // launch is on its way
+    if (!launcherServer) return undefined
+    if (++launches >= 2 && (server === undefined || !Launcher.usable(server))) setImmediate(startServer)
+    const ready = server
+    if (ready === undefined || !Launcher.usable(ready)) return undefined
+    const fields = Launcher.request(dir, options.cwd, options.file, options.args, options.env ?? process.env)
+    return fields === undefined ? undefined : { server: ready, fields }
   }
   const release = () => {
     released = true
-    if (waiting !== undefined) Launcher.dismiss(waiting)
-    waiting = undefined
+    if (server !== undefined) Launcher.dismiss(server)
+    server = undefined
   }
   const runner: ProcessRunner["Type"] = {
     containment,
@@ -396,53 +395,79 @@ const makeRunner = (
           cgroupDir !== undefined
             ? Cgroup.command(cgroup!.entry, cgroupDir, options.file, options.args)
             : { file: options.file, args: options.args }
-        // a launcher started ahead of the call takes the request when one waits (no stdin to write)
+        // the runner's launcher server takes the call when it runs (no stdin to write)
         const served = launched && options.stdin === undefined ? serve(cgroupDir, options) : undefined
         const started = yield* Effect.async<
-          { child: ReturnType<typeof Proc.spawnChild>; pid: number },
+          { child: ReturnType<typeof Proc.spawnChild> | Launcher.Served; pid: number },
           ToolError.ToolSpawnFailed
         >((resume) => {
-          if (served !== undefined) {
-            served.once("exit", (code, signal) => exited.happen({ code, signal }))
-            resume(Effect.succeed({ child: served, pid: served.pid! }))
-            return
-          }
-          let child: ReturnType<typeof Proc.spawnChild>
-          try {
-            child = Proc.spawnChild(file, args, {
-              cwd: options.cwd,
-              env: options.env ?? process.env,
-              stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-              // a tree runs in a session of its own; through the launcher the command gets it from
-              // the launcher (one new session per call, not two)
-              detached: tree !== undefined && !launched,
-              lifeline: tree !== undefined ? "none" : "pid"
-            })
-          } catch (error) {
-            resume(
-              Effect.fail(
-                spawnFailed(options.file, options.cwd, error instanceof Error ? error.message : String(error))
+          /** The host's own spawn of the command (or of its launcher). */
+          const spawnHere = () => {
+            let child: ReturnType<typeof Proc.spawnChild>
+            try {
+              child = Proc.spawnChild(file, args, {
+                cwd: options.cwd,
+                env: options.env ?? process.env,
+                stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+                // a tree runs in a session of its own; through the launcher the command gets it from
+                // the launcher (one new session per call, not two)
+                detached: tree !== undefined && !launched,
+                lifeline: tree !== undefined ? "none" : "pid"
+              })
+            } catch (error) {
+              resume(
+                Effect.fail(
+                  spawnFailed(
+                    options.file,
+                    options.cwd,
+                    error instanceof Error ? error.message : String(error)
+                  )
+                )
               )
-            )
+              return
+            }
+            let spawned = false
+            child.once("error", (error) => {
+              if (spawned) return
+              child.stdout?.destroy()
+              child.stderr?.destroy()
+              resume(Effect.fail(spawnFailed(options.file, options.cwd, error.message)))
+            })
+            child.once("spawn", () => {
+              spawned = true
+              resume(Effect.succeed({ child, pid: child.pid! }))
+            })
+            child.once("exit", (code, signal) => exited.happen({ code, signal }))
+            if (options.stdin !== undefined) {
+              // a process that ends before reading its stdin closes the pipe: not an error
+              child.stdin!.on("error", () => {})
+              child.stdin!.end(options.stdin)
+            }
+          }
+          if (served === undefined) {
+            spawnHere()
             return
           }
-          let spawned = false
-          child.once("error", (error) => {
-            if (spawned) return
-            child.stdout?.destroy()
-            child.stderr?.destroy()
-            resume(Effect.fail(spawnFailed(options.file, options.cwd, error.message)))
+          let interrupted = false
+          Launcher.call(served.server, served.fields, (answer) => {
+            if (interrupted) {
+              // nobody waits for this call any more: its pipes are closed and its cgroup killed
+              if (typeof answer === "object" && !(answer instanceof Error)) {
+                answer.stdout.destroy()
+                answer.stderr.destroy()
+                Cgroup.kill(cgroupDir!)
+              }
+            } else if (answer === "not started") spawnHere()
+            else if (answer instanceof Error) {
+              resume(Effect.fail(spawnFailed(options.file, options.cwd, answer.message)))
+            } else {
+              answer.once("exit", (code, signal) => exited.happen({ code, signal }))
+              resume(Effect.succeed({ child: answer, pid: answer.pid }))
+            }
           })
-          child.once("spawn", () => {
-            spawned = true
-            resume(Effect.succeed({ child, pid: child.pid! }))
+          return Effect.sync(() => {
+            interrupted = true
           })
-          child.once("exit", (code, signal) => exited.happen({ code, signal }))
-          if (options.stdin !== undefined) {
-            // a process that ends before reading its stdin closes the pipe: not an error
-            child.stdin!.on("error", () => {})
-            child.stdin!.end(options.stdin)
-          }
         }).pipe(Effect.tapError(() => Effect.zipRight(Effect.sync(unregisterCookie), removeCgroup(0))))
         const { child, pid } = started
         // still readable here: the exit of the child (if any) is reaped only after the spawn event.
@@ -546,10 +571,11 @@ export interface RunnerOptions {
   /** `prologue` forces the prologue entry; default: `TOOLCAP_CGROUP_ENTRY`, else the launcher where it works. */
   readonly cgroupEntry?: CgroupEntry | undefined
   /**
-   * Whether the launcher entry keeps the next call's launcher started and waiting (default true;
-   * false starts the launcher per call, as a host that wants no spare process would).
+   * Whether the launcher entry keeps a launcher server from the runner's second launch on
+   * (default true; false starts the launcher per call from the host, as a host that wants no extra
+   * process would).
    */
-  readonly launcherAhead?: boolean | undefined
+  readonly launcherServer?: boolean | undefined
 }
 
 /**
@@ -570,7 +596,7 @@ const make = (options: RunnerOptions = {}) =>
     return makeRunner(
       containment,
       parent !== undefined && entry !== undefined ? { parent, entry } : undefined,
-      options.launcherAhead ?? true
+      options.launcherServer ?? true
     )
   })
 

@@ -190,16 +190,16 @@ describe("the cgroup entry", () => {
   )
 })
 
-/** This process's children that are launchers waiting for a request (`--serve`). */
-const waitingLaunchers = () =>
-  processesNamed(`${Confinement.launcherPath} --serve`).filter((p) => parentPid(p.pid) === process.pid)
+/** This process's children that are launcher servers (`--server`). */
+const servers = () =>
+  processesNamed(`${Confinement.launcherPath} --server`).filter((p) => parentPid(p.pid) === process.pid)
 
 /**
- * The waiting launchers started since `before` (one an earlier test's runner dismissed may still be
- * on its way out, so the count alone would not tell).
+ * The servers started since `before` (one an earlier test's runner dismissed may still be on its
+ * way out, so the count alone would not tell).
  */
-const newLaunchers = (before: ReadonlyArray<number>) =>
-  waitingLaunchers()
+const newServers = (before: ReadonlyArray<number>) =>
+  servers()
     .map((p) => p.pid)
     .filter((pid) => !before.includes(pid))
 
@@ -207,25 +207,23 @@ const newLaunchers = (before: ReadonlyArray<number>) =>
 const textOf = (stream: Stream.Stream<Uint8Array>) =>
   Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Chunk.toArray(chunks)).toString("utf8"))
 
-describe.skipIf(!entries.includes("launcher"))("the launcher started ahead of its call", () => {
+describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
   // text without NUL (which no argument or environment value can hold)
   const text = FastCheck.string({ unit: "grapheme", maxLength: 40 }).filter((s) => !s.includes("\0"))
 
   it.scopedLive.prop(
-    "from a runner's third launch on the shell is handed to a waiting launcher and runs exactly the arguments, environment and directory it was given",
+    "from a runner's third launch on the server starts the launcher, which runs exactly the arguments, environment and directory it was given",
     [text, text],
     ([argument, value]) =>
       Effect.gen(function* () {
         const runner = yield* ProcessRunner.ProcessRunner
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-served-"))
         yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+        const go = path.join(dir, "go")
         const launch = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
           Effect.scoped(
             Effect.gen(function* () {
               const runId = freshRunId("launcher")
-              // the launchers waiting before the spawn: a served shell's pid is one of them (its
-              // command line cannot tell afterwards, a launcher that already exited reads empty)
-              const waitingBefore = waitingLaunchers().map((p) => p.pid)
               const proc = yield* runner.spawn({
                 file: "/bin/sh",
                 args,
@@ -233,21 +231,24 @@ describe.skipIf(!entries.includes("launcher"))("the launcher started ahead of it
                 env: { ...env, TOOLCAP_RUN_ID: runId },
                 tree: { runId, cookie: runId, killGraceMs: 500, killWaitMs: 1000 }
               })
-              const served = waitingBefore.includes(proc.pid)
+              // the shell waits for the go file, so its launcher is alive (and its parent known) here
+              const served = servers().some((p) => p.pid === parentPid(proc.pid))
+              fs.writeFileSync(go, "")
               const [stdout, status] = yield* Effect.all([textOf(proc.stdout), proc.exit], {
                 concurrency: 2
               })
+              fs.rmSync(go)
               return { served, stdout, status }
             })
           )
         const command = [
           "-c",
-          'printf "%s|%s|%s|%s" "$1" "$TOOLCAP_VALUE" "$PWD" "${TOOLCAP_UNSET-unset}"; exit 7'
+          'while [ ! -e go ]; do sleep 0.01; done; printf "%s|%s|%s|%s" "$1" "$TOOLCAP_VALUE" "$PWD" "${TOOLCAP_UNSET-unset}"; exit 7'
         ]
         const env = { PATH: process.env["PATH"], TOOLCAP_VALUE: value, TOOLCAP_UNSET: undefined }
         const first = yield* launch([...command, "sh", argument], env)
-        yield* launch(["-c", "true"], env)
-        // the second launch started the spare while it ran; it is up by the time its spawn returned
+        yield* launch([...command, "sh", ""], env)
+        // the second launch started the server while it ran
         const third = yield* launch([...command, "sh", argument], env)
         const expected = `${argument}|${value}|${fs.realpathSync(dir)}|unset`
         assert.isFalse(first.served)
@@ -260,9 +261,41 @@ describe.skipIf(!entries.includes("launcher"))("the launcher started ahead of it
     { fastCheck: { numRuns: 6 } }
   )
 
-  it.scopedLive("a runner told not to keep a launcher waiting starts none", () =>
+  it.scopedLive("a served call's signal death is what Node sees, and its pipes end", () =>
     Effect.gen(function* () {
-      const before = waitingLaunchers().map((p) => p.pid)
+      const runner = yield* ProcessRunner.ProcessRunner
+      const statuses: Array<unknown> = []
+      for (let i = 0; i < 3; i++) {
+        const status = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", [
+              "-c",
+              "echo out; echo err >&2; kill -TERM $$"
+            ])
+            const [out, err, exit] = yield* Effect.all(
+              [textOf(proc.stdout), textOf(proc.stderr), proc.exit],
+              {
+                concurrency: 3
+              }
+            )
+            return { out, err, exit }
+          })
+        )
+        statuses.push(status)
+      }
+      for (const status of statuses) {
+        assert.deepStrictEqual(status, {
+          out: "out\n",
+          err: "err\n",
+          exit: { code: null, signal: "SIGTERM" }
+        })
+      }
+    }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" })))
+  )
+
+  it.scopedLive("a runner told not to keep a launcher server starts none", () =>
+    Effect.gen(function* () {
+      const before = servers().map((p) => p.pid)
       const runner = yield* ProcessRunner.ProcessRunner
       for (let i = 0; i < 3; i++) {
         yield* Effect.scoped(
@@ -273,29 +306,29 @@ describe.skipIf(!entries.includes("launcher"))("the launcher started ahead of it
         )
       }
       yield* Effect.sleep("20 millis")
-      assert.deepStrictEqual(newLaunchers(before), [])
-    }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher", launcherAhead: false })))
+      assert.deepStrictEqual(newServers(before), [])
+    }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher", launcherServer: false })))
   )
 
-  it.scopedLive("closing the runner ends the launcher it kept waiting; nothing else of it is left", () =>
+  it.scopedLive("closing the runner ends its launcher server; nothing else of it is left", () =>
     Effect.gen(function* () {
-      const before = waitingLaunchers().map((p) => p.pid)
+      const before = servers().map((p) => p.pid)
       yield* Effect.scoped(
         Effect.gen(function* () {
           const runner = yield* ProcessRunner.ProcessRunner
-          for (let i = 0; i < 2; i++) {
+          for (let i = 0; i < 3; i++) {
             const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", ["-c", "true"])
             yield* proc.exit
           }
           yield* Effect.sleep("20 millis")
-          assert.isAbove(newLaunchers(before).length, 0)
+          assert.strictEqual(newServers(before).length, 1)
         }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" })))
       )
-      // it reads the end of its stdin and exits, running nothing
-      for (let waited = 0; newLaunchers(before).length > 0 && waited < 2000; waited += 10) {
+      // it reads the end of its stdin and exits
+      for (let waited = 0; newServers(before).length > 0 && waited < 2000; waited += 10) {
         yield* Effect.sleep("10 millis")
       }
-      assert.deepStrictEqual(newLaunchers(before), [])
+      assert.deepStrictEqual(newServers(before), [])
     })
   )
 })

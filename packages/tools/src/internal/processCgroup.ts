@@ -201,7 +201,8 @@ export const members = (dir: string): Array<number> => {
   return out
 }
 
-const killAll = (dir: string): void => {
+/** SIGKILL to every process in the cgroup at once (nothing when it is gone already). */
+export const kill = (dir: string): void => {
   try {
     fs.writeFileSync(path.join(dir, "cgroup.kill"), "1")
   } catch {
@@ -313,7 +314,7 @@ export const terminate = (
     const killed = [...live]
     if (live.length > 0) {
       // the kernel signals every member, whoever owns it, and those forked meanwhile
-      killAll(dir)
+      kill(dir)
       for (const pid of live) if (!denied.has(pid)) signalled.add(pid)
       yield* wait(Date.now() + options.killWaitMs, () => {})
     }
@@ -342,7 +343,7 @@ export const sweep = (parent: string): Effect.Effect<number> =>
       const owner = ownerOf(name)
       if (owner === undefined || Procfs.isRunning(owner.pid, owner.startTime)) continue
       const dir = path.join(parent, name)
-      killAll(dir)
+      kill(dir)
       if (yield* removeDir(dir, 500)) swept++
     }
     return swept
