@@ -9,6 +9,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -292,6 +293,62 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
       }
     }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" })))
   )
+
+  it("a host that never closes its runner still exits by itself; its server ends with it", () => {
+    // a plain Node host on the built packages, making three calls (the third through the server)
+    // and never disposing its runtime: the idle server must not keep it alive
+    const script = `
+      import * as fs from "node:fs"
+      import * as path from "node:path"
+      import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+      import { Budgets } from "@toolcap/limits"
+      import { Scratch } from "@toolcap/spill"
+      import { Bash, Workspace } from "@toolcap/tools"
+      import * as Layer from "effect/Layer"
+      import * as ManagedRuntime from "effect/ManagedRuntime"
+      const dir = process.argv[1]
+      const runtime = ManagedRuntime.make(Layer.mergeAll(
+        Budgets.layer,
+        Workspace.layer({ root: dir }).pipe(Layer.orDie),
+        Scratch.layer({ dataDir: path.join(dir, "data"), sessionId: "exit" }).pipe(
+          Layer.provide(Layer.merge(NodeFileSystem.layer, Budgets.layer)),
+          Layer.orDie
+        )
+      ))
+      for (let i = 0; i < 3; i++) await runtime.runPromise(Bash.run({ command: "true" }))
+      const servers = fs.readdirSync("/proc").filter((pid) => {
+        try {
+          return fs.readFileSync("/proc/" + pid + "/cmdline", "latin1").endsWith("--server\\0") &&
+            fs.readFileSync("/proc/" + pid + "/stat", "latin1").split(") ")[1].split(" ")[1] === String(process.pid)
+        } catch {
+          return false
+        }
+      })
+      console.log(servers.join(" "))
+    `
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-host-exit-"))
+    try {
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", script, dir], {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        encoding: "utf8",
+        timeout: 20_000
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      const servers = run.stdout
+        .trim()
+        .split(" ")
+        .filter((pid) => pid !== "")
+        .map(Number)
+      assert.strictEqual(servers.length, 1, "the third call went through a server")
+      // its stdin closed with the host: it exits, and nothing of it is left
+      for (let waited = 0; servers.some(isLive) && waited < 2000; waited += 10) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
+      }
+      assert.isFalse(servers.some(isLive))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
 
   it.scopedLive("a runner told not to keep a launcher server starts none", () =>
     Effect.gen(function* () {
