@@ -334,17 +334,17 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
         timeout: 20_000
       })
       assert.strictEqual(run.status, 0, run.stderr)
-      const servers = run.stdout
+      const serverPids = run.stdout
         .trim()
         .split(" ")
         .filter((pid) => pid !== "")
         .map(Number)
-      assert.strictEqual(servers.length, 1, "the third call went through a server")
+      assert.strictEqual(serverPids.length, 1, "the third call went through a server")
       // its stdin closed with the host: it exits, and nothing of it is left
-      for (let waited = 0; servers.some(isLive) && waited < 2000; waited += 10) {
+      for (let waited = 0; serverPids.some(isLive) && waited < 2000; waited += 10) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
       }
-      assert.isFalse(servers.some(isLive))
+      assert.isFalse(serverPids.some(isLive))
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
