@@ -64,9 +64,13 @@ const refOut = (server: Server): void => {
   else socket?.unref?.()
 }
 
-/** Ends every call still waiting on a server that went away: each falls back or fails as its own spawn would. */
+/**
+ * Gives up a server that went away or cannot be followed: every call still waiting for its answer
+ * fails, and its stdin is closed, so one that still runs exits (the runner starts another).
+ */
 const lost = (server: Server): void => {
   server.failed = true
+  server.child.stdin?.destroy()
   for (const answer of server.answers.splice(0)) answer(new Error("the launcher server ended"))
   for (const [pid, call] of server.running) {
     server.running.delete(pid)
