@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import type { Scratch } from "@toolcap/spill"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
-import * as Launcher from "./internal/launcher.js"
+import * as Launcher from "./internal/supervisor/launcherPath.js"
 
 /**
  * How reads are confined in this process.

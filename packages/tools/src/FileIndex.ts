@@ -19,7 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Index from "./internal/searchIndex.js"
+import * as Index from "./internal/search/fileIndex.js"
 
 /**
  * Directories indexed at once (one per distinct searched directory: an explicit `path` changes

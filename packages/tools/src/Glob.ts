@@ -7,7 +7,7 @@
  *   are, symlinks are not followed. An explicit `path` reaches into ignored trees (`node_modules`,
  *   `dist`, the scratch directory): ignore files above it do not apply, those at or below it do.
  * - Files come from the host's `FileIndex` when it has one (already in order: the list stops at
- *   the cap), else from one listing of the directory (`internal/searchGlob`: ripgrep's, or a walk).
+ *   the cap), else from one listing of the directory (`internal/search/glob`: ripgrep's, or a walk).
  * - Matches are ordered by modification time, newest first, ties by path; `limit` (default
  *   `globLimit`, at most `globMaxLimit`: larger values are clamped and noticed) and the search
  *   budget (`searchMaxLines` / `searchMaxBytes`) cap them with `truncated: true`.
@@ -19,16 +19,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import picomatch from "./internal/picomatch.js"
+import picomatch from "./internal/search/picomatch.js"
 import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
 import * as Notice from "./internal/notice.js"
-import * as GlobList from "./internal/searchGlob.js"
-import * as Input from "./internal/searchInput.js"
-import * as Order from "./internal/searchOrder.js"
+import * as GlobList from "./internal/search/glob.js"
+import * as Input from "./internal/input.js"
+import * as Order from "./internal/search/order.js"
 
 const TOOL = "Glob"
 

@@ -25,11 +25,11 @@ import type { Readable } from "node:stream"
 import { ToolError } from "@toolcap/limits"
 import { Procfs } from "@toolcap/spill"
 import * as ProcessTree from "./ProcessTree.js"
-import * as Cgroup from "./internal/processCgroup.js"
-import * as Proc from "./internal/process.js"
-import * as Launcher from "./internal/processLauncher.js"
-import * as Lifeline from "./internal/processLifeline.js"
-import * as Wait from "./internal/processWait.js"
+import * as Cgroup from "./internal/supervisor/cgroup.js"
+import * as Proc from "./internal/supervisor/process.js"
+import * as Launcher from "./internal/supervisor/launcherServer.js"
+import * as Lifeline from "./internal/supervisor/lifeline.js"
+import * as Wait from "./internal/supervisor/wait.js"
 
 /**
  * The containment tier of a runner: `cgroup` (cgroup v2 per call) or `group` (process group,
@@ -315,7 +315,7 @@ const makeRunner = (
   launcherServer: boolean
 ): { readonly runner: ProcessRunner["Type"]; readonly release: () => void } => {
   // the launcher entry's server, started from the runner's second launch on (see
-  // internal/processLauncher.ts)
+  // internal/supervisor/launcherServer.ts)
   let server: Launcher.Server | undefined
   let launches = 0
   let released = false

@@ -22,7 +22,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import { Procfs } from "@toolcap/spill"
-import * as Proc from "./internal/process.js"
+import * as Proc from "./internal/supervisor/process.js"
 
 /**
  * The environment variable that carries a call's cookie.

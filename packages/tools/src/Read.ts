@@ -26,9 +26,9 @@ import * as Binary from "./Binary.js"
 import * as LineIndex from "./LineIndex.js"
 import * as Roots from "./Roots.js"
 import type { Workspace } from "./Workspace.js"
-import * as Input from "./internal/searchInput.js"
+import * as Input from "./internal/input.js"
 import * as Notice from "./internal/notice.js"
-import * as Window from "./internal/readWindow.js"
+import * as Window from "./internal/read/window.js"
 
 const TOOL = "Read"
 

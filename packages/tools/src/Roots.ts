@@ -22,7 +22,7 @@ import * as path from "node:path"
 import { Budgets, InputBounds, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Workspace } from "./Workspace.js"
-import * as Descriptor from "./internal/descriptor.js"
+import * as Descriptor from "./internal/roots/descriptor.js"
 
 /**
  * The kind of root a path lies in.

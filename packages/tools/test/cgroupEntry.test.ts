@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Confinement, ProcessRunner } from "@toolcap/tools"
-import * as Cgroup from "../src/internal/processCgroup.js"
+import * as Cgroup from "../src/internal/supervisor/cgroup.js"
 import { cgroupParent, isLive, killNamed, processesNamed } from "./bashFixtures.js"
 
 const parent = cgroupParent()

@@ -23,7 +23,7 @@ import {
   sortedCopy,
   writeTree
 } from "./readFixtures.js"
-import * as Rg from "../src/internal/searchRipgrep.js"
+import * as Rg from "../src/internal/search/ripgrep.js"
 
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1)
 

@@ -8,7 +8,7 @@
  * per-line clip, so this is the one tool call that returns the rest of a long line verbatim.
  */
 import type { Truncation } from "@toolcap/limits"
-import type { Stop } from "./searchOrder.js"
+import type { Stop } from "./search/order.js"
 
 /** How a byte limit reads in prose: `48KB` when it is a whole number of KB. */
 export const formatBytes = (bytes: number): string =>

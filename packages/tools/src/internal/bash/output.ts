@@ -1,14 +1,14 @@
 /**
  * One output stream of a Bash call: the bytes go to the capture (a streaming cut with true
  * totals, memory bounded by the capture budget) and, decoded when someone consumes them, to the
- * chunk events (a read that is whole UTF-8 as its bytes, see ./bashChunk.ts). Runs on the
+ * chunk events (a read that is whole UTF-8 as its bytes, see ./chunk.ts). Runs on the
  * hot path (one call per pipe read), so it is plain synchronous code with local state.
  * Node-specific (StringDecoder), like ./process.ts.
  */
 import { isAscii, isUtf8 } from "node:buffer"
 import { StringDecoder } from "node:string_decoder"
 import { Truncate } from "@toolcap/limits"
-import type { Payload } from "./bashChunk.js"
+import type { Payload } from "./chunk.js"
 
 /** @internal */
 export interface StreamOutput {

@@ -6,8 +6,8 @@
 import { isUtf8 } from "node:buffer"
 import * as fs from "node:fs"
 import { LineClip, Utf8 } from "@toolcap/limits"
-import type * as LineIndex from "../LineIndex.js"
-import * as Newlines from "./readNewlines.js"
+import type * as LineIndex from "../../LineIndex.js"
+import * as Newlines from "./newlines.js"
 
 const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
-import * as Lifeline from "./processLifeline.js"
+import * as Lifeline from "./lifeline.js"
 
 /** @internal */
 export type StreamName = "stdout" | "stderr"

@@ -14,7 +14,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as IgnoreRules from "../IgnoreRules.js"
+import * as IgnoreRules from "../../IgnoreRules.js"
 
 /** A listed file: its path relative to the index root (with `/`) and its mtime. */
 export interface IndexedFile {

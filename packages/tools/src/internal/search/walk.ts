@@ -5,8 +5,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type FastGlob from "fast-glob"
-import * as IgnoreRules from "../IgnoreRules.js"
-import type * as Roots from "../Roots.js"
+import * as IgnoreRules from "../../IgnoreRules.js"
+import type * as Roots from "../../Roots.js"
 
 /** A file found by the walk. */
 export interface WalkedFile {

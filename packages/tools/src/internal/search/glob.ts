@@ -3,7 +3,7 @@
  * first. ripgrep lists them (`rg --files`, confined by the kernel to the roots; the files are dated
  * here with `lstat` as the list streams in, and only the newest that can be shown are sorted)
  * when the pattern starts with `**` and Landlock is there; otherwise, or when ripgrep cannot run,
- * the guarded walk of `searchWalk` does. Both list the same files (Glob's file set equals
+ * the guarded walk of `./walk.ts` does. Both list the same files (Glob's file set equals
  * `rg --files`, tested) and the pattern is matched here as the index path matches it (picomatch).
  */
 import * as Effect from "effect/Effect"
@@ -11,14 +11,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
-import * as Confinement from "../Confinement.js"
-import type * as Roots from "../Roots.js"
-import type { Workspace } from "../Workspace.js"
+import * as Confinement from "../../Confinement.js"
+import type * as Roots from "../../Roots.js"
+import type { Workspace } from "../../Workspace.js"
 import picomatch from "./picomatch.js"
-import * as Order from "./searchOrder.js"
-import * as Records from "./searchRecords.js"
-import * as Rg from "./searchRipgrep.js"
-import * as Walk from "./searchWalk.js"
+import * as Order from "./order.js"
+import * as Records from "./records.js"
+import * as Rg from "./ripgrep.js"
+import * as Walk from "./walk.js"
 
 /** Matching files in search order, and how many there are. */
 export interface Ordered {

@@ -5,8 +5,8 @@ import * as FastCheck from "effect/FastCheck"
 import * as Order from "effect/Order"
 import { Truncate, Utf8 } from "@toolcap/limits"
 import { StringDecoder } from "node:string_decoder"
-import * as BashChunk from "../src/internal/bashChunk.js"
-import * as Output from "../src/internal/processOutput.js"
+import * as BashChunk from "../src/internal/bash/chunk.js"
+import * as Output from "../src/internal/bash/output.js"
 
 /** A string and cut points splitting its UTF-8 bytes anywhere, also inside a sequence. */
 const splitText = FastCheck.string({ unit: "binary", maxLength: 80 }).chain((text) => {

@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import type { Readable } from "node:stream"
-import { launcherPath } from "./launcher.js"
+import { launcherPath } from "./launcherPath.js"
 import * as Proc from "./process.js"
 
 /** A call's launcher started by the server: what the runner reads of a spawned child. */

@@ -10,12 +10,12 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Budgets, LineClip, ToolError, type Truncation, Utf8 } from "@toolcap/limits"
-import * as Binary from "../Binary.js"
-import * as Notice from "./notice.js"
-import * as Order from "./searchOrder.js"
-import { type Candidate, type Candidates, unknownType } from "./searchList.js"
-import * as Records from "./searchRecords.js"
-import * as Rg from "./searchRipgrep.js"
+import * as Binary from "../../Binary.js"
+import * as Notice from "../notice.js"
+import * as Order from "./order.js"
+import { type Candidate, type Candidates, unknownType } from "./list.js"
+import * as Records from "./records.js"
+import * as Rg from "./ripgrep.js"
 
 export type Mode = Records.Mode
 

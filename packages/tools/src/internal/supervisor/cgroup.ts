@@ -15,9 +15,9 @@ import * as Order from "effect/Order"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
-import { launcherPath } from "./launcher.js"
+import { launcherPath } from "./launcherPath.js"
 import * as Proc from "./process.js"
-import type { Termination } from "../ProcessTree.js"
+import type { Termination } from "../../ProcessTree.js"
 
 /** The parent's name under the host's own cgroup (or the hierarchy's root). */
 const PARENT = "toolcap"

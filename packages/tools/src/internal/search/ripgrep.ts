@@ -6,8 +6,8 @@
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { ToolError } from "@toolcap/limits"
-import * as Confinement from "../Confinement.js"
-import { spawnChild } from "./process.js"
+import * as Confinement from "../../Confinement.js"
+import { spawnChild } from "../supervisor/process.js"
 
 /**
  * Flags of every run, so that ripgrep decides exactly what DECISIONS §4 says: no config file, hidden

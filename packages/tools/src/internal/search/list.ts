@@ -8,12 +8,12 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
-import * as Binary from "../Binary.js"
-import * as Roots from "../Roots.js"
+import * as Binary from "../../Binary.js"
+import * as Roots from "../../Roots.js"
 import picomatch from "./picomatch.js"
-import * as Order from "./searchOrder.js"
-import * as Records from "./searchRecords.js"
-import * as Rg from "./searchRipgrep.js"
+import * as Order from "./order.js"
+import * as Records from "./records.js"
+import * as Rg from "./ripgrep.js"
 
 /** A file to search. */
 export interface Candidate {
