@@ -12,7 +12,8 @@ export default defineConfig({
       "@toolcap/tools": src("tools"),
       "@toolcap/checkpoint": src("checkpoint"),
       "@toolcap/adapters": src("adapters"),
-      "@toolcap/viewer": src("viewer")
+      "@toolcap/viewer": src("viewer"),
+      "@toolcap/bench-report": fileURLToPath(new URL("./bench/report/src/index.ts", import.meta.url))
     }
   },
   test: {

@@ -10,7 +10,7 @@ import { FastCheck as fc } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
-import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 
 /** Random request lines sent to one server. */
 const RANDOM_LINES = isLong() ? 5000 : 300

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { cookieCarriers } from "../../../packages/tools/test/bashFixtures.js"
-import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 import { assertBuilt, bin, makeDirs, mcpHandshake, onLines } from "./fixtures/cli.js"
 
 const KILLS = isLong() ? 20 : 3

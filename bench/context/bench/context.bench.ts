@@ -25,7 +25,7 @@ import { locate, visibleIn, type Needle } from "../src/Needle.js"
 import { byteLength, peers, type RawOutput } from "../src/Policies.js"
 import { type CaseRow, type Cell, chart, section, summaryTable, totals } from "../src/Report.js"
 import { replaceRegion } from "../src/Region.js"
-import { loadAverage } from "../../report/src/index.js"
+import { loadAverage } from "@toolcap/bench-report"
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../../..")
 const BENCHMARKS_FILE = path.join(repoRoot, "BENCHMARKS.md")

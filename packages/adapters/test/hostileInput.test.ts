@@ -13,7 +13,7 @@ import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { ToolError } from "@toolcap/limits"
 import { makeDirs } from "./fixtures/dirs.js"
-import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 
 const fc = FastCheck
 const RUNS = isLong() ? 5000 : 1000

@@ -16,7 +16,7 @@ import {
   summariseVerdicts,
   type Verdict,
   verdictCounts
-} from "../../../bench/report/src/index.js"
+} from "@toolcap/bench-report"
 import { makeDirs } from "./fixtures/dirs.js"
 
 /** A call that has not answered after this long counts as a hang (the lock is held 2 s). */

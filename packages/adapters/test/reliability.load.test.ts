@@ -9,7 +9,7 @@
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import { PromiseHost } from "@toolcap/adapters"
-import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 import { makeDirs } from "./fixtures/dirs.js"
 import { processesWithCookie } from "./fixtures/processes.js"
 

@@ -13,7 +13,7 @@ import { Budgets } from "@toolcap/limits"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { gc, generate, median } from "./transcript.js"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 7
 const TARGET = 2

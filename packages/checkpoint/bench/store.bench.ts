@@ -39,7 +39,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { startPostgres } from "../test/fixtures/postgresServer.js"
 import { gc, generate, median } from "./transcript.js"
-import { loadAverage, reportFigure } from "../../../bench/report/src/index.js"
+import { loadAverage, reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 5
 const CLI_ROUNDS = 5

@@ -8,7 +8,7 @@
 // (baseline, head, tail, baseline, ...) and the best of each is compared, because this machine is
 // shared and a single run is noisy.
 import { Budgets, Truncate } from "@toolcap/limits"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { reportFigure } from "@toolcap/bench-report"
 
 const MiB = 1024 * 1024
 const INPUT_BYTES = 256 * MiB

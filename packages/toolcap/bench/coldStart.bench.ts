@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 15
 /** The bundled call may cost at most twice an empty Node start. */

@@ -1,5 +1,5 @@
 // Shared by the benches: a temp dir removed at exit (also on Ctrl-C), and the median.
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { reportFigure } from "@toolcap/bench-report"
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
 import * as fs from "node:fs"

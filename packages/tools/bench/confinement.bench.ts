@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { rgPath } from "@vscode/ripgrep"
 import * as Confinement from "../src/Confinement.js"
-import { reportFigure } from "../../../bench/report/src/index.js"
+import { reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 15
 const SPAWNS_PER_ROUND = 40

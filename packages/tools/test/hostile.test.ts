@@ -14,7 +14,7 @@ import { Glob, Grep, Read, type Roots } from "@toolcap/tools"
 import * as Walk from "../src/internal/search/walk.js"
 import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
 import type { Env } from "./readFixtures.js"
-import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 
 type Call = readonly ["Read" | "Glob" | "Grep", Record<string, unknown>]
 

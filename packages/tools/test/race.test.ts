@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Confinement, Glob, Grep, Read } from "@toolcap/tools"
 import { searchEnv, writeTree } from "./readFixtures.js"
-import { isLong, reportReliability } from "../../../bench/report/src/index.js"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 
 const SECONDS_PER_TOOL = isLong() ? 60 : 5
 /** The long mode's floor of calls per tool (shared by its scenarios), whatever the time. */

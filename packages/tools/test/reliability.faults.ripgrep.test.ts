@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { Glob, Grep, Read } from "@toolcap/tools"
-import { reportReliability } from "../../../bench/report/src/index.js"
+import { reportReliability } from "@toolcap/bench-report"
 import { searchEnv, writeTree } from "./readFixtures.js"
 
 vi.mock("@vscode/ripgrep", () => ({ rgPath: "/nonexistent/toolcap-test/rg" }))

@@ -25,7 +25,7 @@ import {
   summariseVerdicts,
   type Verdict,
   verdictCounts
-} from "../../../bench/report/src/index.js"
+} from "@toolcap/bench-report"
 import { leftoversOfThisWorker, readOnlyDir, testEnv } from "./bashFixtures.js"
 import { searchEnv, writeTree } from "./readFixtures.js"
 
