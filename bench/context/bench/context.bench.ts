@@ -15,7 +15,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Bash, LineIndex, Read, Workspace } from "@toolcap/tools"
+import { Bash, LineIndex, Read, Supervisor, Workspace } from "@toolcap/tools"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -75,6 +75,7 @@ const main = async (): Promise<void> => {
   const layer = Layer.mergeAll(
     Budgets.layer,
     LineIndex.layer(),
+    Supervisor.layer(),
     Workspace.layer({ root: workspace }).pipe(Layer.orDie),
     Scratch.layer({ dataDir, sessionId: "bench-context" }).pipe(
       Layer.provide(Layer.merge(NodeFileSystem.layer, Budgets.layer)),

@@ -5,7 +5,9 @@
  * so they all answer with the same bounded results and the same typed errors.
  *
  * Calls run in the host's scope: closing it (the end of the layer) interrupts whatever still
- * runs, which for Bash means its whole process tree is stopped before the scope is done.
+ * runs, which for Bash means its whole process tree is stopped before the scope is done. Every
+ * process a host's tools start goes through its `Supervisor` (one per host unless the context
+ * gives one).
  *
  * @since 0.1.0
  */
@@ -22,7 +24,7 @@ import * as path from "node:path"
 import type { CheckpointError, CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Budgets, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { FileIndex, LineIndex, Workspace } from "@toolcap/tools"
+import { FileIndex, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 import * as CallObserver from "./CallObserver.js"
 import * as Specs from "./Specs.js"
 import * as ToolDefs from "./ToolDefs.js"
@@ -211,24 +213,26 @@ export const layerStoreOnFirstUse = (location: string): Layer.Layer<CheckpointSt
   )
 
 /**
- * The default file system and checkpoint store of a host: Node's file system, and the SQLite
- * file (or `postgres://` URL) of `config.checkpointFile`, default `<dataDir>/checkpoints.sqlite`,
- * opened on first use.
+ * The default file system, checkpoint store and supervisor of a host: Node's file system, the
+ * SQLite file (or `postgres://` URL) of `config.checkpointFile`, default
+ * `<dataDir>/checkpoints.sqlite`, opened on first use, and a `Supervisor` of its own.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerDefaults = (
   config: Pick<ToolHostConfig, "dataDir" | "checkpointFile">
-): Layer.Layer<FileSystem.FileSystem | CheckpointStore.CheckpointStore> =>
-  Layer.merge(
+): Layer.Layer<FileSystem.FileSystem | CheckpointStore.CheckpointStore | Supervisor.Supervisor> =>
+  Layer.mergeAll(
     NodeFileSystem.layer,
-    layerStoreOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir))
+    layerStoreOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)),
+    Supervisor.layer()
   )
 
 /**
- * Builds the host in the current scope on the file system and checkpoint store of the context
- * (`CheckpointStore.layerMemory` in tests, `layerDefaults` otherwise).
+ * Builds the host in the current scope on the file system, checkpoint store and supervisor of the
+ * context (`CheckpointStore.layerMemory` or `Supervisor.layerTest` in tests, `layerDefaults`
+ * otherwise).
  *
  * @since 0.1.0
  * @category constructors
@@ -238,7 +242,11 @@ export const makeWith = (
 ): Effect.Effect<
   ToolHostService,
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
-  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore | Scope.Scope
+  | Budgets.Budgets
+  | FileSystem.FileSystem
+  | CheckpointStore.CheckpointStore
+  | Supervisor.Supervisor
+  | Scope.Scope
 > =>
   Effect.flatMap(loadCheckpoint, ({ CheckpointStore: Store }) =>
     Effect.flatMap(Store.CheckpointStore, (store) => makeOn(config, store))
@@ -251,11 +259,12 @@ const makeOn = (
 ): Effect.Effect<
   ToolHostService,
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
-  Budgets.Budgets | FileSystem.FileSystem | Scope.Scope
+  Budgets.Budgets | FileSystem.FileSystem | Supervisor.Supervisor | Scope.Scope
 > =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
     const fs = yield* FileSystem.FileSystem
+    const supervisor = yield* Supervisor.Supervisor
     // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
     yield* Scratch.checkDataDir(config.dataDir)
     // The tools' services, made one after the other rather than as merged layers: building
@@ -270,6 +279,7 @@ const makeOn = (
     const services = Context.make(Workspace.Workspace, workspace).pipe(
       Context.add(Scratch.Scratch, scratch),
       Context.add(Budgets.Budgets, budgets),
+      Context.add(Supervisor.Supervisor, supervisor),
       Context.add(LineIndex.LineIndex, LineIndex.makeUnsafe())
     )
     const toolContext =
@@ -364,7 +374,7 @@ const makeOn = (
 
 /**
  * Builds the host in the current scope on the default file system and checkpoint store
- * (`layerDefaults`).
+ * (`layerDefaults`), and a supervisor of its own in that scope.
  *
  * @since 0.1.0
  * @category constructors
@@ -379,12 +389,17 @@ export const make = (
   // the store opens on first use in the caller's scope, so it lives as long as the host; the
   // checkpoint package is not loaded before then
   Effect.flatMap(openOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)), (store) =>
-    Effect.provide(makeOn(config, store), NodeFileSystem.layer)
+    Effect.flatMap(Supervisor.make(), (supervisor) =>
+      makeOn(config, store).pipe(
+        Effect.provideService(Supervisor.Supervisor, supervisor),
+        Effect.provide(NodeFileSystem.layer)
+      )
+    )
   )
 
 /**
- * The host as a layer on the file system and checkpoint store it is given; its scope is the
- * session's lifetime.
+ * The host as a layer on the file system, checkpoint store and supervisor it is given; its scope
+ * is the session's lifetime.
  *
  * @since 0.1.0
  * @category layers
@@ -394,12 +409,12 @@ export const layerWith = (
 ): Layer.Layer<
   ToolHost,
   ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
-  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore
+  Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore | Supervisor.Supervisor
 > => Layer.scoped(ToolHost, makeWith(config))
 
 /**
- * The host as a layer on the default file system and checkpoint store; its scope is the
- * session's lifetime.
+ * The host as a layer on the default file system, checkpoint store and supervisor; its scope is
+ * the session's lifetime.
  *
  * @since 0.1.0
  * @category layers

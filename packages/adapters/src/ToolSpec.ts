@@ -15,7 +15,7 @@ import * as JSONSchema from "effect/JSONSchema"
 import type * as Schema from "effect/Schema"
 import type { Budgets } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
-import type { Bash, LineIndex, Workspace } from "@toolcap/tools"
+import type { Bash, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 
 /**
  * What a caller may pass along with a call.
@@ -42,7 +42,8 @@ export interface RunOptions {
  * @since 0.1.0
  * @category models
  */
-export type ToolContext = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | LineIndex.LineIndex
+export type ToolContext =
+  Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | LineIndex.LineIndex | Supervisor.Supervisor
 
 /**
  * A typed tool failure: it carries its stable wire code.

@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { CheckpointStore } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
+import { Supervisor } from "@toolcap/tools"
 import { ToolHost } from "@toolcap/adapters"
 import { makeDirs } from "./fixtures/dirs.js"
 import { longTreeCommand, processesWithCookie, runIdOf } from "./fixtures/processes.js"
@@ -173,7 +174,14 @@ describe("ToolHost (Effect layer)", () => {
         const dataDir = dirs.dataDir + "-memory"
         fs.mkdirSync(dataDir, { recursive: true })
         const layer = ToolHost.layerWith({ ...config("host-memory"), dataDir }).pipe(
-          Layer.provideMerge(Layer.mergeAll(Budgets.layer, NodeFileSystem.layer, CheckpointStore.layerMemory))
+          Layer.provideMerge(
+            Layer.mergeAll(
+              Budgets.layer,
+              NodeFileSystem.layer,
+              CheckpointStore.layerMemory,
+              Supervisor.layer()
+            )
+          )
         )
         const transcript = {
           messages: [

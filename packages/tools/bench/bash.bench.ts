@@ -37,7 +37,7 @@ import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 // the modules themselves, not the barrel, so the children load what a Bash host loads
 import * as Bash from "../src/Bash.js"
-import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as Supervisor from "../src/Supervisor.js"
 import * as Workspace from "../src/Workspace.js"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
@@ -82,11 +82,12 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000
 }
 
-const layerIn = (dir: string) => {
+const layerIn = (dir: string, supervisor: Supervisor.Options = {}) => {
   const workspace = path.join(dir, "workspace")
   fs.mkdirSync(workspace, { recursive: true })
   return Layer.mergeAll(
     Budgets.layer,
+    Supervisor.layer(supervisor),
     Workspace.layer({ root: workspace }).pipe(Layer.orDie),
     Scratch.layer({ dataDir: path.join(dir, "data"), sessionId: "bench" }).pipe(
       Layer.provide(Layer.merge(NodeFileSystem.layer, Budgets.layer)),
@@ -195,17 +196,14 @@ const latencyRun = async (dir: string): Promise<LatencyReport> => {
   const call = caller(runtime)
   await bareEcho()
   const { containment } = await call()
-  const entry = (await Effect.runPromise(ProcessRunner.current)).cgroupEntry
+  const entry = (await runtime.runPromise(Effect.flatMap(Supervisor.Supervisor, (s) => s.containment)))
+    .cgroupEntry
   const prologueRuntime =
-    entry === "launcher"
-      ? ManagedRuntime.make(Layer.merge(layer, ProcessRunner.layer({ cgroupEntry: "prologue" })))
-      : undefined
+    entry === "launcher" ? ManagedRuntime.make(layerIn(dir, { cgroupEntry: "prologue" })) : undefined
   const callPrologue = prologueRuntime === undefined ? undefined : caller(prologueRuntime)
   await callPrologue?.()
   const perCallRuntime =
-    entry === "launcher"
-      ? ManagedRuntime.make(Layer.merge(layer, ProcessRunner.layer({ launcherServer: false })))
-      : undefined
+    entry === "launcher" ? ManagedRuntime.make(layerIn(dir, { launcherServer: false })) : undefined
   const callPerCall = perCallRuntime === undefined ? undefined : caller(perCallRuntime)
   await callPerCall?.()
   const tool: Array<number> = []

@@ -4,6 +4,7 @@
 // load falls on both alike; medians of all spawns of each kind and their ratio. Target: ratio <= 1.10 (a Grep call spawns ripgrep two to
 // three times, so the launcher's extra exec must stay near noise).
 import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -12,6 +13,7 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { rgPath } from "@vscode/ripgrep"
 import * as Confinement from "../src/Confinement.js"
+import * as Supervisor from "../src/Supervisor.js"
 import { reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 15
@@ -39,10 +41,13 @@ const median = (values: ReadonlyArray<number>) =>
   Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 
 const main = async () => {
-  const support = Confinement.support()
-  console.log(`confinement: ${support.kind === "landlock" ? `landlock ABI ${support.abi}` : support.reason}`)
   const args = ["--no-config", "--json", "needle", "."]
-  const confined = Confinement.command(rgPath, args, [dir])
+  const { confined, support } = await Effect.runPromise(
+    Effect.all({ support: Confinement.support, confined: Confinement.command(rgPath, args, [dir]) }).pipe(
+      Effect.provide(Supervisor.layer())
+    )
+  )
+  console.log(`confinement: ${support.kind === "landlock" ? `landlock ABI ${support.abi}` : support.reason}`)
   const bare: Array<number> = []
   const wrapped: Array<number> = []
   for (let round = 0; round < ROUNDS; round++) {

@@ -18,7 +18,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Grep, LineIndex, Workspace } from "@toolcap/tools"
+import { Grep, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 import { benchLine, loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const ROUNDS = Number(process.env["TOOLCAP_BENCH_ROUNDS"] ?? 5)
@@ -94,7 +94,8 @@ const host = ManagedRuntime.make(
     Budgets.layer,
     Workspace.layer({ root: dir }).pipe(Layer.orDie),
     LineIndex.layer(),
-    Scratch.layerTest().pipe(Layer.orDie)
+    Scratch.layerTest().pipe(Layer.orDie),
+    Supervisor.layer()
   )
 )
 

@@ -28,7 +28,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { FileIndex, Glob, Grep, LineIndex, Workspace } from "@toolcap/tools"
+import { FileIndex, Glob, Grep, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 import { benchLine, loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
 
 const SIZES = (process.env["TOOLCAP_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number)
@@ -93,7 +93,8 @@ const hostOf = (root: string, fileIndex: boolean) =>
       Workspace.layer({ root }).pipe(Layer.orDie),
       LineIndex.layer(),
       fileIndex ? FileIndex.layer({ maxWatches: 1_000_000 }) : Layer.empty,
-      Scratch.layerTest().pipe(Layer.orDie)
+      Scratch.layerTest().pipe(Layer.orDie),
+      Supervisor.layer()
     )
   )
 

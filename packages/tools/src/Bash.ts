@@ -2,8 +2,8 @@
  * The Bash tool (spec §2, §3, §3a, §6 rules 2, 4, 7; DECISIONS §1, §2, §5, §6).
  *
  * Runs `bash -c <command>` (`sh -c` where bash is missing) in the workspace root with stdin on
- * /dev/null, as the leader of a new process group, with `TOOLCAP_RUN_ID=<runId>` added to its
- * environment. stdout and stderr stream as chunk events (`seq` from 0 per stream, no gaps, UTF-8
+ * /dev/null, as a tree of the `Supervisor` (in its containment tier, with `TOOLCAP_RUN_ID=<runId>`
+ * added to its environment); the call's machinery is `internal/bash/call.ts`. stdout and stderr stream as chunk events (`seq` from 0 per stream, no gaps, UTF-8
  * never split) and are captured per stream: stdout keeps its head, stderr its tail, up to the
  * capture budget, with totals counted past it. The result cuts each capture to the result
  * budget, spills a truncated stream's fuller capture to the session scratch, and marks the cut.
@@ -16,28 +16,20 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Queue from "effect/Queue"
-import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Abort, Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
-import { Scratch } from "@toolcap/spill"
-import * as ProcessRunner from "./ProcessRunner.js"
-import * as ProcessTree from "./ProcessTree.js"
-import * as Workspace from "./Workspace.js"
+import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
+import type { Scratch } from "@toolcap/spill"
+import * as Supervisor from "./Supervisor.js"
+import type * as Workspace from "./Workspace.js"
+import * as Call from "./internal/bash/call.js"
 import * as Chunk from "./internal/bash/chunk.js"
-import * as Proc from "./internal/supervisor/process.js"
-import * as Output from "./internal/bash/output.js"
-import { buildResult, type Ending, type Termination } from "./internal/bash/result.js"
-import * as Wait from "./internal/supervisor/wait.js"
 
 /**
  * The tool's input. `timeout` is in seconds; the accepted range comes from the budgets
@@ -138,10 +130,9 @@ export const BashResult = Schema.Struct({
   lastSeq: Schema.Struct({ stdout: Schema.NullOr(Schema.Number), stderr: Schema.NullOr(Schema.Number) }),
   /** Every pid this call signalled: leftovers after the exit, or the tree on timeout or abort. */
   killedPids: Schema.Array(Schema.Number),
-  /** How the tree was contained and what could not be stopped. */
+  /** How the tree was contained (`Supervisor.Containment`) and what could not be stopped. */
   termination: Schema.Struct({
-    /** `cgroup` (a cgroup v2 per call) or `group` (process group, cookie, parent links). */
-    containment: Schema.Literal("cgroup", "group"),
+    ...Supervisor.Containment.fields,
     /** Pids of the tree still alive when the call returned (another user's, or stuck after SIGKILL). */
     survivors: Schema.Array(Schema.Number),
     /** True when a process outside the tree still held the output pipes open at the end. */
@@ -285,251 +276,35 @@ export const decodeInput = (
   })
 
 /**
- * A run id unique across hosts and calls: `<host pid>-<host start time>-<62 random bits>`, base
- * 36. The host part lets a later host tell that a leftover's owner is gone (the startup sweep).
+ * What Bash runs with: the budgets, the workspace, the session's scratch and the supervisor.
+ *
+ * @since 0.1.0
+ * @category models
  */
-const makeRunId = Effect.gen(function* () {
-  const high = yield* Random.nextIntBetween(0, 0x7fffffff)
-  const low = yield* Random.nextIntBetween(0, 0x7fffffff)
-  return `${Proc.hostRunPrefix()}${high.toString(36)}${low.toString(36)}`
-})
+export type Requirements = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | Supervisor.Supervisor
 
-/**
- * The least time the pipes are read after the tree is stopped, even when stopping used up the
- * whole bound: a pipe whose last writer just died needs one turn of the event loop to report its end.
- */
-const LAST_READ_MS = 20
-
-interface ExecuteOptions extends RunOptions {
-  /** Delivers a chunk to a `stream` consumer; suspends while its bounded queue is full. */
-  readonly offer?: ((chunk: BashChunk) => Effect.Effect<void>) | undefined
-}
-
-const STREAMS = ["stdout", "stderr"] as const
-
-/** What ends the wait for a call's main process. */
-type Outcome =
-  | { readonly kind: "Exited" }
-  | { readonly kind: "TimedOut" }
-  | { readonly kind: "Aborted" }
-  | { readonly kind: "ConsumerFailed"; readonly error: unknown }
-
-const EXITED: Outcome = { kind: "Exited" }
-const TIMED_OUT: Outcome = { kind: "TimedOut" }
-const ABORTED: Outcome = { kind: "Aborted" }
-
-const noop = () => {}
-
-/** One unregister for two. */
-const both = (first: () => void, second: () => void) => (): void => {
-  first()
-  second()
-}
-
-const noTermination = (containment: ProcessRunner.Containment): ProcessRunner.Termination => ({
-  containment,
-  signalled: [],
-  killed: [],
-  unstoppable: [],
-  survivors: []
-})
-
+/** Decodes the input, runs the call and answers its ending: a result, or the typed error with the partial one. */
 const execute = (
   input: unknown,
-  options: ExecuteOptions
-): Effect.Effect<BashResult, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
-  Effect.gen(function* () {
-    const { command, timeoutSeconds } = yield* decodeInput(input)
-    const budgets = yield* Budgets.Budgets
-    const workspace = yield* Workspace.Workspace
-    const runner = yield* ProcessRunner.current
-    const runId = yield* makeRunId
-    const callId = options.callId ?? runId
-    const startedAt = yield* Clock.currentTimeNanos
-    const elapsedMs = Clock.currentTimeNanos.pipe(Effect.map((now) => Number(now - startedAt) / 1e6))
-
-    // chunks are decoded only when someone consumes them
-    const decode = options.onChunk !== undefined || options.offer !== undefined
-    const capture = {
-      captureMaxBytes: budgets.captureMaxBytes,
-      captureMaxLines: budgets.captureMaxLines,
-      decode
-    }
-    const outputs = {
-      stdout: Output.make({ keep: "head", ...capture }),
-      stderr: Output.make({ keep: "tail", ...capture })
-    }
-    // a consumer that throws ends the call with that defect, after the tree stopped
-    const consumerFailed = Wait.once<unknown>()
-    let consumerBroken = false
-    /** Hands a chunk to `onChunk`; the chunk, or undefined when there is none to deliver. */
-    const deliverNow = (stream: Proc.StreamName, data: Chunk.Payload | undefined): BashChunk | undefined => {
-      if (data === undefined || consumerBroken) return undefined
-      const chunk: BashChunk = Chunk.make(callId, stream, outputs[stream].lastSeq()!, data)
-      if (options.onChunk !== undefined) {
-        try {
-          options.onChunk(chunk)
-        } catch (error) {
-          consumerBroken = true
-          consumerFailed.happen(error)
+  options: Call.CallOptions
+): Effect.Effect<BashResult, BashError, Requirements> =>
+  Effect.flatMap(decodeInput(input), ({ command, timeoutSeconds }) =>
+    Effect.flatMap(
+      Call.call(command, timeoutSeconds, options),
+      ({ ending, result }): Effect.Effect<BashResult, BashError> => {
+        switch (ending.kind) {
+          case "Exited":
+            return Effect.succeed(result)
+          case "TimedOut":
+            return Effect.fail(
+              new ToolTimeout({ timeoutSeconds, killedPids: result.killedPids, partial: result })
+            )
+          case "Aborted":
+            return Effect.fail(new ToolAborted({ killedPids: result.killedPids, partial: result }))
         }
       }
-      return chunk
-    }
-    const deliver = (stream: Proc.StreamName, data: Chunk.Payload | undefined): Effect.Effect<void> => {
-      const chunk = deliverNow(stream, data)
-      if (chunk === undefined || options.offer === undefined) return Effect.void
-      return options.offer(chunk).pipe(Effect.onInterrupt(() => Effect.sync(outputs[stream].undeliver)))
-    }
-    const finishOutputs = Effect.forEach(STREAMS, (stream) => deliver(stream, outputs[stream].finish()))
-    const finish = (ending: Ending, status: Proc.ExitStatus | undefined, termination: Termination) =>
-      Effect.flatMap(elapsedMs, (durationMs) =>
-        buildResult({ callId, runId, ending, status, durationMs, termination, ...outputs })
-      )
-
-    if (options.signal?.aborted === true) {
-      yield* finishOutputs
-      const partial = yield* finish({ kind: "Aborted" }, undefined, {
-        ...noTermination(runner.containment),
-        pipesHeld: false
-      })
-      return yield* new ToolAborted({ killedPids: [], partial })
-    }
-
-    return yield* Effect.scoped(
-      Effect.gen(function* () {
-        // closing this scope (fiber interruption included) stops the whole tree, bounded
-        const proc = yield* runner
-          .spawn({
-            file: Proc.shell().file,
-            args: ["-c", command],
-            cwd: workspace.root,
-            env: Proc.hostEnvWith(ProcessTree.cookieVariable, runId),
-            tree: {
-              runId,
-              cookie: runId,
-              killGraceMs: budgets.bashKillGraceMs,
-              // the drain grace bounds both the wait for SIGKILLed members and the pipes after it:
-              // the end of a call takes at most kill grace + drain grace (plus one short read)
-              killWaitMs: budgets.bashDrainGraceMs
-            }
-          })
-          .pipe(
-            Effect.mapError(
-              (error) =>
-                new ToolError.ToolSpawnFailed({ command: `${Proc.shell().file} -c`, reason: error.reason })
-            )
-          )
-        // the outputs are done once every read reached the capture (and a `stream` consumer's queue)
-        const outputsDone = Wait.once<void>()
-        let pumps: Fiber.RuntimeFiber<void> | undefined
-        if (options.offer === undefined) {
-          // nobody waits on the chunks: every read goes to the capture in the pipe's own callback
-          for (const stream of STREAMS) {
-            proc.read[stream]((bytes) => deliverNow(stream, outputs[stream].push(bytes)))
-          }
-          proc.onPipesDone(() => outputsDone.happen())
-        } else {
-          // for a `stream` consumer a batch of reads at a time, pulled straight from the pipe,
-          // waiting while its queue is full
-          const pump = (stream: Proc.StreamName): Effect.Effect<void> => {
-            const loop: Effect.Effect<void> = Effect.matchEffect(proc.pull[stream], {
-              onFailure: () => Effect.void,
-              onSuccess: (reads) =>
-                Effect.zipRight(
-                  Effect.forEach(reads, (bytes) => deliver(stream, outputs[stream].push(bytes)), {
-                    discard: true
-                  }),
-                  loop
-                )
-            })
-            return loop
-          }
-          pumps = yield* Effect.all([pump("stdout"), pump("stderr")], { concurrency: 2, discard: true }).pipe(
-            Effect.ensuring(Effect.sync(() => outputsDone.happen())),
-            Effect.forkScoped
-          )
-        }
-
-        // only an abort signal or a chunk consumer that throws can end the call early
-        const onStopRequest = (settle: (outcome: Outcome) => void): (() => void) =>
-          both(
-            consumerFailed.on((error) => settle({ kind: "ConsumerFailed", error })),
-            Abort.onAbort(options.signal, () => settle(ABORTED))
-          )
-        const first = yield* Wait.firstOf<Outcome>(
-          (settle) =>
-            both(
-              proc.onExit(() => settle(EXITED)),
-              onStopRequest(settle)
-            ),
-          { after: Duration.millis(Math.round(timeoutSeconds * 1000)), value: TIMED_OUT }
-        )
-        // the deadline covers the main process; after its exit the pipes get the drain grace
-        const outcome =
-          first.kind !== "Exited" || outputsDone.happened()
-            ? first
-            : yield* Wait.firstOf<Outcome>(
-                (settle) =>
-                  both(
-                    outputsDone.on(() => settle(first)),
-                    onStopRequest(settle)
-                  ),
-                { after: Duration.millis(budgets.bashDrainGraceMs), value: first }
-              )
-        // from here the call ends within kill grace + drain grace, whatever the tree does
-        const stopStartedMs = yield* elapsedMs
-        const stopped = yield* proc.stop
-        // the tree is stopped: what is left in the pipes is read for the rest of that bound, then
-        // our side of the pipes is closed whoever still holds them open
-        // (after an exit whose drain grace already ran out and a stop that found nothing to
-        // signal, nothing will close them: one last read only)
-        const drained = first.kind === "Exited" && proc.pipesEnded()
-        const rest =
-          first.kind === "Exited" && !drained && stopped.signalled.length === 0
-            ? LAST_READ_MS
-            : Math.max(
-                LAST_READ_MS,
-                Math.min(
-                  budgets.bashDrainGraceMs,
-                  stopStartedMs + budgets.bashKillGraceMs + budgets.bashDrainGraceMs - (yield* elapsedMs)
-                )
-              )
-        if (!outputsDone.happened() || proc.exitStatus() === undefined) {
-          yield* Wait.firstOf<void>(
-            (settle) => {
-              let offExit = noop
-              const offDone = outputsDone.on(() => {
-                offExit = proc.onExit(() => settle())
-              })
-              return () => both(offDone, offExit)()
-            },
-            { after: Duration.millis(rest), value: undefined }
-          )
-        }
-        const pipesHeld = !proc.pipesEnded()
-        yield* proc.closePipes
-        if (pumps !== undefined) yield* Fiber.interrupt(pumps)
-        yield* finishOutputs
-        const status = proc.exitStatus()
-        const termination: Termination = { ...stopped, pipesHeld }
-        switch (outcome.kind) {
-          case "Exited":
-            return yield* finish({ kind: "Exited" }, status, termination)
-          case "TimedOut": {
-            const partial = yield* finish({ kind: "TimedOut", timeoutSeconds }, status, termination)
-            return yield* new ToolTimeout({ timeoutSeconds, killedPids: [...stopped.signalled], partial })
-          }
-          case "Aborted": {
-            const partial = yield* finish({ kind: "Aborted" }, status, termination)
-            return yield* new ToolAborted({ killedPids: [...stopped.signalled], partial })
-          }
-          case "ConsumerFailed":
-            return yield* Effect.die(outcome.error)
-        }
-      })
     )
-  })
+  )
 
 /**
  * The span of a call names the tool only: capturing the caller's stack trace for it (an `Error`
@@ -548,7 +323,7 @@ const SPAN_OPTIONS = { captureStackTrace: false } as const
 export const run = (
   input: unknown,
   options: RunOptions = {}
-): Effect.Effect<BashResult, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
+): Effect.Effect<BashResult, BashError, Requirements> =>
   execute(input, options).pipe(Effect.withSpan("Bash.run", SPAN_OPTIONS))
 
 /**
@@ -574,7 +349,7 @@ type Item =
 export const stream = (
   input: unknown,
   options: RunOptions = {}
-): Stream.Stream<BashEvent, BashError, Budgets.Budgets | Scratch.Scratch | Workspace.Workspace> =>
+): Stream.Stream<BashEvent, BashError, Requirements> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const queue = yield* Effect.acquireRelease(Queue.bounded<Item>(STREAM_BUFFER), Queue.shutdown)

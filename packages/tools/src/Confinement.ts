@@ -6,8 +6,8 @@
  * `dist/native/toolcap-confine`) that restricts itself to reading beneath the roots in force and
  * then execs ripgrep: whatever is swapped under it, it cannot open a file outside them.
  *
- * Support is detected once per process: the launcher must exist and the kernel must answer a
- * Landlock ABI. Without it (another OS, an old kernel, no compiler at build time, or
+ * Support is detected once per `Supervisor` layer (the supervisor runs the launcher's probe): the
+ * launcher must exist and the kernel must answer a Landlock ABI. Without it (another OS, an old kernel, no compiler at build time, or
  * `TOOLCAP_CONFINEMENT=off`), ripgrep runs unconfined and only the user-space checks of `Roots`
  * apply (see the README for what remains open then).
  *
@@ -15,22 +15,20 @@
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import { spawnSync } from "node:child_process"
-import * as fs from "node:fs"
 import type { Scratch } from "@toolcap/spill"
 import * as Roots from "./Roots.js"
+import * as Supervisor from "./Supervisor.js"
 import type { Workspace } from "./Workspace.js"
+import * as Landlock from "./internal/supervisor/landlock.js"
 import * as Launcher from "./internal/supervisor/launcherPath.js"
 
 /**
- * How reads are confined in this process.
+ * How reads are confined here.
  *
  * @since 0.1.0
  * @category models
  */
-export type Support =
-  | { readonly kind: "landlock"; readonly abi: number; readonly launcher: string }
-  | { readonly kind: "none"; readonly reason: string }
+export type Support = Supervisor.Landlock
 
 /**
  * Where the launcher is: `TOOLCAP_LAUNCHER` where a host names it (e.g. one that bundles toolcap),
@@ -47,41 +45,18 @@ export const launcherPath: string = Launcher.launcherPath
  * @since 0.1.0
  * @category models
  */
-export const disableVariable = "TOOLCAP_CONFINEMENT"
-
-/** The probe answers within milliseconds; this only guards against a launcher that hangs. */
-const PROBE_TIMEOUT_MS = 5000
-
-let detected: Support | undefined
-
-const detect = (): Support => {
-  if (process.env[disableVariable] === "off") return { kind: "none", reason: `${disableVariable}=off` }
-  if (process.platform !== "linux") return { kind: "none", reason: "Landlock exists only on Linux" }
-  if (!fs.existsSync(launcherPath)) {
-    return {
-      kind: "none",
-      reason: `the launcher ${launcherPath} was not built (no C compiler at build time?)`
-    }
-  }
-  const probe = spawnSync(launcherPath, ["--probe"], { encoding: "utf8", timeout: PROBE_TIMEOUT_MS })
-  const abi = Number(probe.stdout?.trim())
-  if (probe.status !== 0 || !Number.isSafeInteger(abi)) {
-    return {
-      kind: "none",
-      reason: `the launcher failed its probe (${probe.error?.message ?? `exit ${probe.status}`})`
-    }
-  }
-  if (abi < 1) return { kind: "none", reason: "the kernel does not offer Landlock" }
-  return { kind: "landlock", abi, launcher: launcherPath }
-}
+export const disableVariable: "TOOLCAP_CONFINEMENT" = Landlock.disableVariable
 
 /**
- * Whether reads can be confined by the kernel here (detected once).
+ * Whether reads can be confined by the kernel here (the supervisor's probe, once per layer).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const support = (): Support => (detected ??= detect())
+export const support: Effect.Effect<Support, never, Supervisor.Supervisor> = Effect.flatMap(
+  Supervisor.Supervisor,
+  (supervisor) => supervisor.landlock
+)
 
 /**
  * The directories a confined run may read beneath, for the fiber running a search; unset, a run
@@ -123,10 +98,16 @@ export const command = (
   executable: string,
   args: ReadonlyArray<string>,
   directories: ReadonlyArray<string> | undefined
-): { readonly file: string; readonly args: ReadonlyArray<string> } => {
-  const mode = directories === undefined ? undefined : support()
-  if (mode === undefined || mode.kind === "none") return { file: executable, args }
-  const rules: Array<string> = []
-  for (const directory of [...directories!, executable, "/dev/null"]) rules.push("--read", directory)
-  return { file: mode.launcher, args: [...rules, "--", executable, ...args] }
-}
+): Effect.Effect<
+  { readonly file: string; readonly args: ReadonlyArray<string> },
+  never,
+  Supervisor.Supervisor
+> =>
+  directories === undefined
+    ? Effect.succeed({ file: executable, args })
+    : Effect.map(support, (mode) => {
+        if (mode.kind === "none") return { file: executable, args }
+        const rules: Array<string> = []
+        for (const directory of [...directories, executable, "/dev/null"]) rules.push("--read", directory)
+        return { file: mode.launcher, args: [...rules, "--", executable, ...args] }
+      })

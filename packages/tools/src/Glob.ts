@@ -24,6 +24,7 @@ import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
+import type * as Supervisor from "./Supervisor.js"
 import type { Workspace } from "./Workspace.js"
 import * as Notice from "./internal/notice.js"
 import * as GlobList from "./internal/search/glob.js"
@@ -153,7 +154,11 @@ const splitPattern = (
 export const glob = (
   input: unknown,
   options?: GlobOptions
-): Effect.Effect<GlobResult, GlobError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
+): Effect.Effect<
+  GlobResult,
+  GlobError,
+  Budgets.Budgets | Workspace | Scratch.Scratch | Supervisor.Supervisor
+> =>
   Order.interruptOnAbort(
     Effect.gen(function* () {
       const decoded = yield* Input.decode(TOOL, GlobInput, input)

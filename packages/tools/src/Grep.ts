@@ -30,6 +30,7 @@ import type { Scratch } from "@toolcap/spill"
 import * as Confinement from "./Confinement.js"
 import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
+import type * as Supervisor from "./Supervisor.js"
 import type { Workspace } from "./Workspace.js"
 import * as Search from "./internal/search/grep.js"
 import * as Input from "./internal/input.js"
@@ -221,7 +222,11 @@ const patternArguments = (
 export const grep = (
   input: unknown,
   options?: GrepOptions
-): Effect.Effect<GrepResult, GrepError, Budgets.Budgets | Workspace | Scratch.Scratch> =>
+): Effect.Effect<
+  GrepResult,
+  GrepError,
+  Budgets.Budgets | Workspace | Scratch.Scratch | Supervisor.Supervisor
+> =>
   Order.interruptOnAbort(Confinement.withinRoots(search(input)), options?.signal).pipe(
     Effect.withSpan("Grep.grep")
   )

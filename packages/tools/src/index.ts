@@ -9,11 +9,7 @@ export * as Bash from "./Bash.js"
 /**
  * @since 0.1.0
  */
-export * as ProcessRunner from "./ProcessRunner.js"
-/**
- * @since 0.1.0
- */
-export * as ProcessTree from "./ProcessTree.js"
+export * as Supervisor from "./Supervisor.js"
 /**
  * @since 0.1.0
  */

@@ -19,7 +19,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Bash, Workspace } from "@toolcap/tools"
+import { Bash, Supervisor, Workspace } from "@toolcap/tools"
 
 export const tempDir = (prefix = "toolcap-bash-") =>
   Effect.acquireRelease(
@@ -27,7 +27,7 @@ export const tempDir = (prefix = "toolcap-bash-") =>
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-export type Env = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace
+export type Env = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | Supervisor.Supervisor
 
 export interface TestEnv {
   readonly workspace: string
@@ -36,16 +36,22 @@ export interface TestEnv {
 }
 
 /**
- * A real workspace and a real scratch in temp dirs (removed afterwards), with budget overrides.
+ * A real workspace and a real scratch in temp dirs (removed afterwards), with budget overrides,
+ * and a supervisor (with `supervisor`'s options) for the test's scope, as a host has one.
  * `dataDir` replaces the scratch's data dir (e.g. a read-only one).
  */
-export const testEnv = (overrides: Partial<Record<Budgets.BudgetField, number>> = {}, dataDir?: string) =>
+export const testEnv = (
+  overrides: Partial<Record<Budgets.BudgetField, number>> = {},
+  dataDir?: string,
+  supervisor: Supervisor.Options = {}
+) =>
   Effect.gen(function* () {
     const workspace = yield* tempDir("toolcap-ws-")
     const data = dataDir ?? (yield* tempDir("toolcap-data-"))
     const budgets = Budgets.layerWith(overrides).pipe(Layer.orDie)
     const layer = Layer.mergeAll(
       budgets,
+      Layer.succeed(Supervisor.Supervisor, yield* Supervisor.make(supervisor)),
       Workspace.layer({ root: workspace }).pipe(Layer.orDie),
       Scratch.layer({ dataDir: data, sessionId: "test-session" }).pipe(
         Layer.provide(Layer.mergeAll(NodeFileSystem.layer, budgets)),

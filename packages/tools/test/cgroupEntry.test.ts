@@ -8,12 +8,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Confinement, ProcessRunner } from "@toolcap/tools"
+import { Confinement, Supervisor } from "@toolcap/tools"
 import * as Cgroup from "../src/internal/supervisor/cgroup.js"
 import { cgroupParent, isLive, killNamed, processesNamed } from "./bashFixtures.js"
 
@@ -22,7 +23,7 @@ const launcherBuilt = fs.existsSync(Confinement.launcherPath)
 const [major = 0, minor = 0] = os.release().split(".").map(Number)
 /** clone3 with CLONE_INTO_CGROUP exists from Linux 5.7 on. */
 const kernelHasClone3 = major > 5 || (major === 5 && minor >= 7)
-const entries: ReadonlyArray<ProcessRunner.CgroupEntry> =
+const entries: ReadonlyArray<Supervisor.CgroupEntry> =
   parent === undefined ? [] : launcherBuilt && kernelHasClone3 ? ["launcher", "prologue"] : ["prologue"]
 
 const hostStart = (() => {
@@ -31,40 +32,42 @@ const hostStart = (() => {
 })()
 let sequence = 0
 /** A run id of this (live) host, so no startup sweep takes the call's cgroup for a dead host's. */
-const freshRunId = (entry: ProcessRunner.CgroupEntry) =>
+const freshRunId = (entry: Supervisor.CgroupEntry) =>
   `${process.pid.toString(36)}-${hostStart.toString(36)}-entry${entry}${(sequence++).toString(36)}`
 
-const runnerFor = (entry: ProcessRunner.CgroupEntry) =>
-  ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: entry })))
+/** A supervisor taking this entry into the cgroup tier, in the current scope. */
+const supervisorFor = (entry: Supervisor.CgroupEntry) => Supervisor.make({ cgroupEntry: entry })
 
 const spawnTree = (
-  runner: ProcessRunner.ProcessRunner["Type"],
-  entry: ProcessRunner.CgroupEntry,
+  supervisor: Supervisor.SupervisorService,
+  entry: Supervisor.CgroupEntry,
   file: string,
   args: ReadonlyArray<string>
 ) => {
   const runId = freshRunId(entry)
   return Effect.map(
-    runner.spawn({
+    supervisor.start({
       file,
       args,
       cwd: os.tmpdir(),
-      env: { ...process.env, TOOLCAP_RUN_ID: runId },
-      tree: { runId, cookie: runId, killGraceMs: 500, killWaitMs: 1000 }
+      tree: { runId, killGraceMs: 500, killWaitMs: 1000, drainMs: 1000 }
     }),
     (proc) => ({ proc, dir: path.join(parent!, runId) })
   )
 }
 
 /** The exit status of `file args` run as a tree through `entry`, its cgroup removed after. */
-const exitOf = (entry: ProcessRunner.CgroupEntry, file: string, args: ReadonlyArray<string>) =>
+const exitOf = (entry: Supervisor.CgroupEntry, file: string, args: ReadonlyArray<string>) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const runner = yield* runnerFor(entry)
-      const { proc } = yield* spawnTree(runner, entry, file, args)
+      const supervisor = yield* supervisorFor(entry)
+      const { proc } = yield* spawnTree(supervisor, entry, file, args)
       return yield* proc.exit
     })
   )
+
+/** The exit status after the scope was closed (the stop's report is there too). */
+const exitStatusOf = (proc: Supervisor.Process) => Effect.map(proc.exitStatus, Option.getOrThrow)
 
 const firstLine = (stream: Stream.Stream<Uint8Array>) =>
   Effect.map(Stream.runCollect(Stream.take(stream, 1)), (chunks) =>
@@ -77,16 +80,19 @@ const parentPid = (pid: number): number => {
 }
 
 describe("the cgroup entry", () => {
-  it.effect.skipIf(parent === undefined)(
+  it.scopedLive.skipIf(parent === undefined)(
     "the launcher where it is built and the kernel has clone3; the option forces the prologue",
     () =>
       Effect.gen(function* () {
-        const auto = yield* ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer()))
+        const auto = yield* (yield* Supervisor.make()).containment
         assert.strictEqual(auto.cgroupEntry, launcherBuilt && kernelHasClone3 ? "launcher" : "prologue")
-        assert.strictEqual((yield* runnerFor("prologue")).cgroupEntry, "prologue")
-        const group = yield* ProcessRunner.ProcessRunner.pipe(
-          Effect.provide(ProcessRunner.layer({ containment: "group" }))
-        )
+        const prologue = yield* (yield* supervisorFor("prologue")).containment
+        assert.deepStrictEqual(prologue, {
+          containment: "cgroup",
+          cgroupEntry: "prologue",
+          fallbackReason: "the prologue entry was asked for"
+        })
+        const group = yield* (yield* Supervisor.make({ containment: "group" })).containment
         assert.strictEqual(group.cgroupEntry, undefined)
       })
   )
@@ -98,10 +104,13 @@ describe("the cgroup entry", () => {
         Effect.gen(function* () {
           const tag = `sleep 1000.8${entry === "launcher" ? 4 : 5}`
           yield* Effect.addFinalizer(() => killNamed(tag))
-          const runner = yield* runnerFor(entry)
+          const supervisor = yield* supervisorFor(entry)
           const out = yield* Effect.scoped(
             Effect.gen(function* () {
-              const { proc, dir } = yield* spawnTree(runner, entry, "/bin/sh", ["-c", `echo $$; exec ${tag}`])
+              const { proc, dir } = yield* spawnTree(supervisor, entry, "/bin/sh", [
+                "-c",
+                `echo $$; exec ${tag}`
+              ])
               const shell = Number(yield* firstLine(proc.stdout))
               assert.deepStrictEqual(fs.readFileSync(path.join(dir, "cgroup.procs"), "latin1"), `${shell}\n`)
               if (entry === "launcher") {
@@ -113,13 +122,14 @@ describe("the cgroup entry", () => {
                 assert.strictEqual(proc.pid, shell)
               }
               while (processesNamed(tag).length === 0) yield* Effect.sleep("5 millis")
-              const stopped = yield* proc.stop
-              return { proc, dir, shell, stopped, status: yield* proc.exit }
+              return { proc, dir, shell }
             })
           )
-          assert.deepStrictEqual(out.stopped.signalled, [out.shell])
-          assert.deepStrictEqual(out.stopped.survivors, [])
-          assert.deepStrictEqual(out.status, { code: null, signal: "SIGTERM" })
+          // closing the scope stopped it
+          const stopped = yield* out.proc.stopped
+          assert.deepStrictEqual(stopped.signalled, [out.shell])
+          assert.deepStrictEqual(stopped.survivors, [])
+          assert.deepStrictEqual(yield* exitStatusOf(out.proc), { code: null, signal: "SIGTERM" })
           assert.isFalse(fs.existsSync(out.dir))
           assert.isFalse(isLive(out.proc.pid))
           assert.deepStrictEqual(processesNamed(tag), [])
@@ -170,10 +180,10 @@ describe("the cgroup entry", () => {
       Effect.gen(function* () {
         const tag = "sleep 1000.83"
         yield* Effect.addFinalizer(() => killNamed(tag))
-        const runner = yield* runnerFor("launcher")
+        const supervisor = yield* supervisorFor("launcher")
         const status = yield* Effect.scoped(
           Effect.gen(function* () {
-            const { proc, dir } = yield* spawnTree(runner, "launcher", "/bin/sh", [
+            const { proc, dir } = yield* spawnTree(supervisor, "launcher", "/bin/sh", [
               "-c",
               `echo $$; exec ${tag}`
             ])
@@ -213,11 +223,11 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
   const text = FastCheck.string({ unit: "grapheme", maxLength: 40 }).filter((s) => !s.includes("\0"))
 
   it.scopedLive.prop(
-    "from a runner's third launch on the server starts the launcher, which runs exactly the arguments, environment and directory it was given",
+    "from a supervisor's third launch on the server starts the launcher, which runs exactly the arguments, environment and directory it was given",
     [text, text],
     ([argument, value]) =>
       Effect.gen(function* () {
-        const runner = yield* ProcessRunner.ProcessRunner
+        const supervisor = yield* supervisorFor("launcher")
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-served-"))
         yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
         const go = path.join(dir, "go")
@@ -225,12 +235,12 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
           Effect.scoped(
             Effect.gen(function* () {
               const runId = freshRunId("launcher")
-              const proc = yield* runner.spawn({
+              const proc = yield* supervisor.start({
                 file: "/bin/sh",
                 args,
                 cwd: dir,
-                env: { ...env, TOOLCAP_RUN_ID: runId },
-                tree: { runId, cookie: runId, killGraceMs: 500, killWaitMs: 1000 }
+                env,
+                tree: { runId, killGraceMs: 500, killWaitMs: 1000, drainMs: 1000 }
               })
               // the shell waits for the go file, so its launcher is alive (and its parent known) here
               const served = servers().some((p) => p.pid === parentPid(proc.pid))
@@ -258,18 +268,18 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
           assert.strictEqual(run.stdout, expected)
           assert.deepStrictEqual(run.status, { code: 7, signal: null })
         }
-      }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" }))),
+      }),
     { fastCheck: { numRuns: 6 } }
   )
 
   it.scopedLive("a served call's signal death is what Node sees, and its pipes end", () =>
     Effect.gen(function* () {
-      const runner = yield* ProcessRunner.ProcessRunner
+      const supervisor = yield* supervisorFor("launcher")
       const statuses: Array<unknown> = []
       for (let i = 0; i < 3; i++) {
         const status = yield* Effect.scoped(
           Effect.gen(function* () {
-            const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", [
+            const { proc } = yield* spawnTree(supervisor, "launcher", "/bin/sh", [
               "-c",
               "echo out; echo err >&2; kill -TERM $$"
             ])
@@ -291,10 +301,10 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
           exit: { code: null, signal: "SIGTERM" }
         })
       }
-    }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" })))
+    })
   )
 
-  it("a host that never closes its runner still exits by itself; its server ends with it", () => {
+  it("a host that never closes its supervisor still exits by itself; its server ends with it", () => {
     // a plain Node host on the built packages, making three calls (the third through the server)
     // and never disposing its runtime: the idle server must not keep it alive
     const script = `
@@ -303,12 +313,13 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
       import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
       import { Budgets } from "@toolcap/limits"
       import { Scratch } from "@toolcap/spill"
-      import { Bash, Workspace } from "@toolcap/tools"
+      import { Bash, Supervisor, Workspace } from "@toolcap/tools"
       import * as Layer from "effect/Layer"
       import * as ManagedRuntime from "effect/ManagedRuntime"
       const dir = process.argv[1]
       const runtime = ManagedRuntime.make(Layer.mergeAll(
         Budgets.layer,
+        Supervisor.layer(),
         Workspace.layer({ root: dir }).pipe(Layer.orDie),
         Scratch.layer({ dataDir: path.join(dir, "data"), sessionId: "exit" }).pipe(
           Layer.provide(Layer.merge(NodeFileSystem.layer, Budgets.layer)),
@@ -350,41 +361,38 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
     }
   })
 
-  it.scopedLive("a runner told not to keep a launcher server starts none", () =>
+  it.scopedLive("a supervisor told not to keep a launcher server starts none", () =>
     Effect.gen(function* () {
       const before = servers().map((p) => p.pid)
-      const runner = yield* ProcessRunner.ProcessRunner
+      const supervisor = yield* Supervisor.make({ cgroupEntry: "launcher", launcherServer: false })
       for (let i = 0; i < 3; i++) {
         yield* Effect.scoped(
           Effect.gen(function* () {
-            const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", ["-c", "true"])
+            const { proc } = yield* spawnTree(supervisor, "launcher", "/bin/sh", ["-c", "true"])
             yield* proc.exit
           })
         )
       }
       yield* Effect.sleep("20 millis")
       assert.deepStrictEqual(newServers(before), [])
-    }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher", launcherServer: false })))
+    })
   )
 
-  it.scopedLive("closing the runner ends its launcher server; nothing else of it is left", () =>
+  it.scopedLive("closing the supervisor ends its launcher server and leaves nothing of it", () =>
     Effect.gen(function* () {
       const before = servers().map((p) => p.pid)
       yield* Effect.scoped(
         Effect.gen(function* () {
-          const runner = yield* ProcessRunner.ProcessRunner
+          const supervisor = yield* supervisorFor("launcher")
           for (let i = 0; i < 3; i++) {
-            const { proc } = yield* spawnTree(runner, "launcher", "/bin/sh", ["-c", "true"])
+            const { proc } = yield* spawnTree(supervisor, "launcher", "/bin/sh", ["-c", "true"])
             yield* proc.exit
           }
           yield* Effect.sleep("20 millis")
           assert.strictEqual(newServers(before).length, 1)
-        }).pipe(Effect.provide(ProcessRunner.layer({ cgroupEntry: "launcher" })))
+        })
       )
-      // it reads the end of its stdin and exits
-      for (let waited = 0; newServers(before).length > 0 && waited < 2000; waited += 10) {
-        yield* Effect.sleep("10 millis")
-      }
+      // the layer's release waited for the server to read the end of its stdin and exit
       assert.deepStrictEqual(newServers(before), [])
     })
   )

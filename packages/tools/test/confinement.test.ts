@@ -6,27 +6,29 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { rgPath } from "@vscode/ripgrep"
-import { Confinement } from "@toolcap/tools"
+import { Confinement, Supervisor } from "@toolcap/tools"
 import { tempDir, writeTree } from "./readFixtures.js"
 
 describe("Confinement", () => {
-  it("an unconfined run (no roots) is the command itself", () => {
-    assert.deepStrictEqual(Confinement.command(rgPath, ["-n", "x"], undefined), {
-      file: rgPath,
-      args: ["-n", "x"]
-    })
-  })
+  it.scopedLive("an unconfined run (no roots) is the command itself", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* Confinement.command(rgPath, ["-n", "x"], undefined), {
+        file: rgPath,
+        args: ["-n", "x"]
+      })
+    }).pipe(Effect.provide(Supervisor.layer()))
+  )
 
   it.scopedLive("where the kernel supports it, ripgrep cannot read outside the roots, links included", () =>
     Effect.gen(function* () {
-      const support = Confinement.support()
+      const support = yield* Confinement.support
       const inside = yield* tempDir("toolcap-confine-in-")
       const outside = yield* tempDir("toolcap-confine-out-")
       writeTree(inside, { "a.txt": "needle inside\n" })
       writeTree(outside, { "b.txt": "needle outside\n" })
       fs.symlinkSync(path.join(outside, "b.txt"), path.join(inside, "link.txt"))
       const args = ["--no-config", "--no-messages", "-L", "needle", ".", path.join(outside, "b.txt")]
-      const launch = Confinement.command(rgPath, args, [inside])
+      const launch = yield* Confinement.command(rgPath, args, [inside])
       const run = spawnSync(launch.file, launch.args as Array<string>, { cwd: inside, encoding: "utf8" })
       const bare = spawnSync(rgPath, args, { cwd: inside, encoding: "utf8" })
       assert.include(bare.stdout, "needle outside")
@@ -38,6 +40,6 @@ describe("Confinement", () => {
         assert.strictEqual(launch.file, rgPath)
         console.log(`no kernel confinement here: ${support.reason}`)
       }
-    })
+    }).pipe(Effect.provide(Supervisor.layer()))
   )
 })

@@ -11,13 +11,12 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Bash, ProcessRunner } from "@toolcap/tools"
+import { Bash, Supervisor } from "@toolcap/tools"
 import {
   cgroupParent,
   fastGraces,
@@ -28,18 +27,28 @@ import {
   testEnv
 } from "./bashFixtures.js"
 
-const tiers: ReadonlyArray<ProcessRunner.Containment> =
-  cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
+const tiers: ReadonlyArray<Supervisor.Tier> = cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
+
+/** The containment a supervisor with these options decides on (in its own scope, closed after). */
+const containmentOf = (options: Supervisor.Options) =>
+  Effect.scoped(Effect.flatMap(Supervisor.make(options), (supervisor) => supervisor.containment))
 
 describe("the containment tier", () => {
-  it.effect("TOOLCAP_CONTAINMENT=group (or the option) forces the group tier; cgroup where it works", () =>
+  it.live("TOOLCAP_CONTAINMENT=group (or the option) forces the group tier; cgroup where it works", () =>
     Effect.gen(function* () {
-      const forced = yield* ProcessRunner.ProcessRunner.pipe(
-        Effect.provide(ProcessRunner.layer({ containment: "group" }))
+      const forced = yield* containmentOf({ containment: "group" })
+      assert.deepStrictEqual(forced, { containment: "group", fallbackReason: "the group tier was asked for" })
+      const auto = yield* containmentOf({})
+      const forcedByEnvironment = process.env[Supervisor.containmentVariable] === "group"
+      assert.strictEqual(
+        auto.containment,
+        cgroupParent() !== undefined && !forcedByEnvironment ? "cgroup" : "group"
       )
-      assert.strictEqual(forced.containment, "group")
-      const auto = yield* ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer()))
-      assert.strictEqual(auto.containment, cgroupParent() !== undefined ? "cgroup" : "group")
+      // the best tier says no fallback; a weaker one says why
+      assert.strictEqual(
+        auto.fallbackReason === undefined,
+        auto.containment === "cgroup" && auto.cgroupEntry === "launcher"
+      )
     })
   )
 })
@@ -48,8 +57,8 @@ for (const containment of tiers) {
   describe(`a call ends within its bound whatever the tree does (${containment} tier)`, () => {
     it.scopedLive("an escapee under env -i setsid -f holding the pipes, on timeout and after an exit", () =>
       Effect.gen(function* () {
-        const env = yield* testEnv(fastGraces)
-        const layer = Layer.merge(env.layer, ProcessRunner.layer({ containment }))
+        const env = yield* testEnv(fastGraces, undefined, { containment })
+        const layer = env.layer
         const tag = `sleep 1000.${containment === "cgroup" ? 61 : 62}`
         yield* Effect.addFinalizer(() => killNamed(tag))
         const pidFile = path.join(env.workspace, "escapee")
@@ -89,8 +98,8 @@ for (const containment of tiers) {
 
     it.scopedLive("fiber interruption during such a call ends it: the release never waits on the pipes", () =>
       Effect.gen(function* () {
-        const env = yield* testEnv(fastGraces)
-        const layer = Layer.merge(env.layer, ProcessRunner.layer({ containment }))
+        const env = yield* testEnv(fastGraces, undefined, { containment })
+        const layer = env.layer
         const tag = `sleep 1000.${containment === "cgroup" ? 63 : 64}`
         yield* Effect.addFinalizer(() => killNamed(tag))
         const started = yield* Deferred.make<void>()
@@ -123,7 +132,7 @@ const gone = (cmdline: string) =>
     while (processesNamed(cmdline).some((p) => p.cmdline === cmdline)) yield* Effect.sleep("20 millis")
   })
 
-describe("the startup sweep: what a dead host left is stopped when the next runner starts", () => {
+describe("the startup sweep: what a dead host left is stopped when a supervisor decides its tier", () => {
   it.scopedLive.skipIf(cgroupParent() === undefined)(
     "cgroup tier: a dead host's call cgroup is killed and removed",
     () =>
@@ -137,11 +146,13 @@ describe("the startup sweep: what a dead host left is stopped when the next runn
           detached: true,
           stdio: "ignore"
         }).unref()
-        while (!processesNamed(tag).some((p) => p.cmdline === tag)) yield* Effect.sleep("10 millis")
-        yield* ProcessRunner.ProcessRunner.pipe(
-          Effect.provide(ProcessRunner.layer({ containment: "cgroup" }))
-        )
-        // the sweep ran while the layer was built
+        // another test worker's supervisor may sweep it first (its owner looks gone to every host):
+        // then the cgroup is gone already, as it must be after this one's sweep
+        while (!processesNamed(tag).some((p) => p.cmdline === tag) && fs.existsSync(dir)) {
+          yield* Effect.sleep("10 millis")
+        }
+        yield* containmentOf({ containment: "cgroup" })
+        // the sweep ran while the tier was decided
         assert.isFalse(fs.existsSync(dir))
         yield* gone(tag)
       })
@@ -157,47 +168,54 @@ describe("the startup sweep: what a dead host left is stopped when the next runn
         env: { ...process.env, TOOLCAP_RUN_ID: deadHostRunId("sweep") }
       }).unref()
       while (processesNamed(tag).filter((p) => p.cmdline === tag).length < 2) yield* Effect.sleep("10 millis")
-      yield* ProcessRunner.ProcessRunner.pipe(Effect.provide(ProcessRunner.layer({ containment: "group" })))
-      // the cookie sweep runs in the background: it ends both, the one in a session of its own too
-      yield* gone(tag)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const supervisor = yield* Supervisor.make({ containment: "group" })
+          yield* supervisor.containment
+          // the cookie sweep runs in the background (in the layer's scope): it ends both, the one
+          // in a session of its own too
+          yield* gone(tag)
+        })
+      )
     })
   )
 })
 
-describe("ProcessRunner.spawn", () => {
+describe("Supervisor.start", () => {
   for (const containment of tiers) {
     it.scopedLive(`closing the scope stops the whole tree and ends the streams (${containment} tier)`, () =>
       Effect.gen(function* () {
         const tag = `sleep 1000.5${containment === "cgroup" ? 1 : 2}`
         yield* Effect.addFinalizer(() => killNamed(tag))
-        const runner = yield* ProcessRunner.ProcessRunner.pipe(
-          Effect.provide(ProcessRunner.layer({ containment }))
-        )
+        const supervisor = yield* Supervisor.make({ containment })
         // a run id of this (live) host, so no startup sweep takes the tree for a dead host's
         const stat = fs.readFileSync("/proc/self/stat", "latin1")
         const started = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
         const runId = `${process.pid.toString(36)}-${started.toString(36)}-spawn${containment}`
         const out = yield* Effect.scoped(
           Effect.gen(function* () {
-            const proc = yield* runner.spawn({
+            const proc = yield* supervisor.start({
               file: "/bin/sh",
               args: ["-c", `${tag} & setsid ${tag} & echo started; wait`],
               cwd: os.tmpdir(),
-              env: { ...process.env, TOOLCAP_RUN_ID: runId },
-              tree: { runId, cookie: runId, killGraceMs: 200, killWaitMs: 1000 }
+              tree: { runId, killGraceMs: 200, killWaitMs: 1000, drainMs: 1000 }
             })
-            assert.strictEqual(proc.containment, containment)
+            assert.strictEqual(proc.containment?.containment, containment)
             const first = yield* proc.stdout.pipe(Stream.take(1), Stream.runCollect)
             while (processesNamed(tag).filter((p) => p.cmdline === tag).length < 2)
               yield* Effect.sleep("10 millis")
             return { proc, first }
           })
         )
-        // the scope is closed: nothing of the tree runs, and both streams end
+        // the scope is closed: nothing of the tree runs, the report says what was stopped, and
+        // both streams end
         assert.deepStrictEqual(
           processesNamed(tag).filter((p) => p.cmdline === tag),
           []
         )
+        const stopped = yield* out.proc.stopped
+        assert.isAtLeast(stopped.signalled.length, 3)
+        assert.deepStrictEqual(stopped.survivors, [])
         assert.include(new TextDecoder().decode(Chunk.unsafeGet(out.first, 0)), "started")
         yield* Stream.runDrain(out.proc.stdout)
         yield* Stream.runDrain(out.proc.stderr)

@@ -14,7 +14,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Binary, FileIndex, Glob, Grep, Workspace } from "@toolcap/tools"
+import { Binary, FileIndex, Glob, Grep, Workspace, Supervisor } from "@toolcap/tools"
 import { oracleFlags, plain, ripgrep, rightOf, searchEnv, writeTree } from "./readFixtures.js"
 
 /** Budgets loose enough that nothing is capped: the comparison is about which files, not how many. */
@@ -34,13 +34,14 @@ const repoContext = (fileIndex: boolean) =>
       Budgets.layerWith(unbounded).pipe(Layer.orDie),
       Workspace.layer({ root: repoRoot }).pipe(Layer.orDie),
       fileIndex ? FileIndex.layer() : Layer.empty,
-      Scratch.layerTest()
+      Scratch.layerTest(),
+      Supervisor.layer()
     ).pipe(Layer.orDie)
     return yield* Layer.build(layer)
   })
 
 const globFiles = (
-  context: Context.Context<Budgets.Budgets | Workspace.Workspace | Scratch.Scratch>,
+  context: Context.Context<Budgets.Budgets | Workspace.Workspace | Scratch.Scratch | Supervisor.Supervisor>,
   pattern: string,
   dir?: string
 ) =>
@@ -55,7 +56,7 @@ const globFiles = (
   )
 
 const grepFiles = (
-  context: Context.Context<Budgets.Budgets | Workspace.Workspace | Scratch.Scratch>,
+  context: Context.Context<Budgets.Budgets | Workspace.Workspace | Scratch.Scratch | Supervisor.Supervisor>,
   pattern: string,
   dir?: string
 ) =>

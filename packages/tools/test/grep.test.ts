@@ -441,7 +441,9 @@ describe("Grep refusals and processes", () => {
       const rg = yield* Rg.binary
       // nobody writes to the FIFO: ripgrep blocks opening it until it is killed
       const fiber = yield* Effect.fork(
-        Rg.run(rg, ["--regexp=x", "--", fifo], { cwd: env.workspace, onData: () => {} })
+        Rg.run(rg, ["--regexp=x", "--", fifo], { cwd: env.workspace, onData: () => {} }).pipe(
+          Effect.provide(env.context)
+        )
       )
       let seen: Array<number> = []
       for (let poll = 0; poll < 200 && seen.length === 0; poll++) {

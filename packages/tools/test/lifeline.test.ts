@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 import { cgroupParent } from "./bashFixtures.js"
 
 const parent = cgroupParent()
-const lifeline = fileURLToPath(new URL("../dist/internal/processLifeline.js", import.meta.url))
+const lifeline = fileURLToPath(new URL("../dist/internal/supervisor/lifeline.js", import.meta.url))
 /** Test parents beside the tier's own, removed after whatever happened. */
 const made: Array<string> = []
 afterAll(() => {
@@ -30,8 +30,9 @@ const killHostAfterRegistering = async (dir: string): Promise<void> => {
       "--input-type=module",
       "-e",
       `const L = await import(${JSON.stringify(lifeline)});
-       L.registerStanding({ kind: "cgs", parent: ${JSON.stringify(dir)}, prefix: "run-lifeline." });
-       process.stdout.write("ready " + L.watchdogPid() + "\\n");
+       const watchdog = L.makeUnsafe();
+       watchdog.registerStanding({ kind: "cgs", parent: ${JSON.stringify(dir)}, prefix: "run-lifeline." });
+       process.stdout.write("ready " + watchdog.pid() + "\\n");
        setInterval(() => {}, 1000);`
     ],
     { stdio: ["ignore", "pipe", "inherit"] }

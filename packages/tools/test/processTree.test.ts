@@ -5,8 +5,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { ProcessTree } from "@toolcap/tools"
+import * as Group from "../src/internal/supervisor/group.js"
+import { terminate, type TreeStop } from "../src/internal/supervisor/terminate.js"
 import { bundleModule, processesNamed } from "./bashFixtures.js"
+
+/** The group tier's stop of one tree: the shared stop over the group tier's members. */
+const stopTree = (tree: Group.Tree, options: { readonly killGraceMs: number; readonly killWaitMs: number }) =>
+  terminate(Group.treeOps(tree), options)
 
 /** A detached process (its own group and session) running `script`, killed afterwards if still alive. */
 const detached = (script: string, env: Record<string, string> = {}) =>
@@ -21,7 +26,7 @@ const detached = (script: string, env: Record<string, string> = {}) =>
     }),
     // the whole tree, setsid children included
     (child) =>
-      ProcessTree.terminate(
+      stopTree(
         { rootPid: child.pid!, runId: env.TOOLCAP_RUN_ID ?? "none" },
         { killGraceMs: 0, killWaitMs: 5000 }
       )
@@ -42,7 +47,7 @@ const running = (cmdline: string, count: number) =>
     return exactly(cmdline).map((p) => p.pid)
   })
 
-describe("ProcessTree.members", () => {
+describe("the group tier's tree: its members", () => {
   it.scopedLive("the group, the descendants by parent link, and cookie carriers outside both", () =>
     Effect.gen(function* () {
       const root = yield* detached("sleep 103.11 & setsid sleep 103.11 & wait")
@@ -51,7 +56,7 @@ describe("ProcessTree.members", () => {
       const inGroupAndDescendants = yield* running("sleep 103.11", 2)
       yield* running("sleep 103.12", 1)
       yield* running("sleep 103.13", 1)
-      const members = yield* ProcessTree.members({ rootPid: root.pid!, runId: "tree-a" })
+      const members = yield* Group.members({ rootPid: root.pid!, runId: "tree-a" })
       assert.sameMembers([...members], [root.pid!, ...inGroupAndDescendants, outside.pid!])
       assert.notInclude(members, prefix.pid!)
     })
@@ -77,12 +82,12 @@ describe("ProcessTree.members", () => {
       const root = yield* detached("exec sleep 103.18")
       yield* running("sleep 103.18", 1)
       assert.strictEqual(fs.readFileSync(`/proc/${carrier.pid}/environ`).length, 0)
-      const before = yield* ProcessTree.members({ rootPid: root.pid!, runId: "tree-b" })
+      const before = yield* Group.members({ rootPid: root.pid!, runId: "tree-b" })
       assert.notInclude(before, carrier.pid!)
 
       carrier.kill("SIGUSR1")
       assert.deepStrictEqual(yield* running("/bin/sleep 103.17", 1), [carrier.pid!])
-      const after = yield* ProcessTree.members({ rootPid: root.pid!, runId: "tree-b" })
+      const after = yield* Group.members({ rootPid: root.pid!, runId: "tree-b" })
       assert.sameMembers([...after], [root.pid!, carrier.pid!])
     })
   )
@@ -91,24 +96,24 @@ describe("ProcessTree.members", () => {
     Effect.gen(function* () {
       const other = yield* detached("exec sleep 103.14")
       yield* running("sleep 103.14", 1)
-      const real = yield* ProcessTree.members({
+      const real = yield* Group.members({
         rootPid: other.pid!,
         runId: "x",
         rootStartTime: startTime(other.pid!)
       })
       assert.deepStrictEqual([...real], [other.pid!])
-      const reused = yield* ProcessTree.members({ rootPid: other.pid!, runId: "x", rootStartTime: "1" })
+      const reused = yield* Group.members({ rootPid: other.pid!, runId: "x", rootStartTime: "1" })
       assert.deepStrictEqual([...reused], [])
     })
   )
 })
 
-describe("ProcessTree.terminate", () => {
+describe("the group tier's tree: stopping it", () => {
   it.scopedLive("SIGTERM stops a tree that obeys it; SIGKILL only what outlives the grace", () =>
     Effect.gen(function* () {
       const obeying = yield* detached("sleep 103.15 & sleep 103.15 & wait")
       yield* running("sleep 103.15", 2)
-      const stopped = yield* ProcessTree.terminate(
+      const stopped = yield* stopTree(
         { rootPid: obeying.pid!, runId: "none" },
         { killGraceMs: 2000, killWaitMs: 5000 }
       )
@@ -118,7 +123,7 @@ describe("ProcessTree.terminate", () => {
 
       const ignoring = yield* detached("trap '' TERM; sleep 103.16 & sleep 103.16 & wait")
       yield* running("sleep 103.16", 2)
-      const killed = yield* ProcessTree.terminate(
+      const killed = yield* stopTree(
         { rootPid: ignoring.pid!, runId: "none" },
         { killGraceMs: 100, killWaitMs: 5000 }
       )
@@ -135,7 +140,7 @@ describe("ProcessTree.terminate", () => {
         if (gone.exitCode !== null) return resume(Effect.void)
         gone.once("exit", () => resume(Effect.void))
       })
-      const stopped = yield* ProcessTree.terminate(
+      const stopped = yield* stopTree(
         { rootPid: gone.pid!, runId: "none" },
         { killGraceMs: 100, killWaitMs: 5000 }
       )
@@ -154,19 +159,20 @@ const unstoppableHost = (perl: string, escalate: string) => `
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as ProcessTree from "./src/ProcessTree.ts"
+import * as Group from "./src/internal/supervisor/group.ts"
+import { terminate } from "./src/internal/supervisor/terminate.ts"
 const named = (text) => fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).filter((p) => {
   try { return fs.readFileSync("/proc/" + p + "/cmdline", "latin1").split("\\0").join(" ").trim() === text } catch { return false }
 }).map(Number)
 const root = spawn("sh", ["-c", ${JSON.stringify(`${perl} ${escalate} & exec sleep 104.32`)}], { detached: true, stdio: "ignore" })
 await new Promise((resolve) => root.once("spawn", resolve))
 while (named("sleep 104.31").length === 0 || named("sleep 104.32").length === 0) await new Promise((r) => setTimeout(r, 5))
-const stopped = await Effect.runPromise(ProcessTree.terminate({ rootPid: root.pid, runId: "none" }, { killGraceMs: 100, killWaitMs: 5000 }))
+const stopped = await Effect.runPromise(terminate(Group.treeOps({ rootPid: root.pid, runId: "none" }), { killGraceMs: 100, killWaitMs: 5000 }))
 console.log(JSON.stringify({ stopped, rootPid: root.pid, escalated: named("sleep 104.31"), uid: process.getuid() }))
 process.exit(0)
 `
 
-describe("ProcessTree.terminate and processes of another user", () => {
+describe("the group tier's tree: processes of another user", () => {
   it.scopedLive("a member it may not signal is reported unstoppable and not waited for", () =>
     Effect.gen(function* () {
       const dir = yield* Effect.acquireRelease(
@@ -192,7 +198,7 @@ describe("ProcessTree.terminate and processes of another user", () => {
       )
       fs.chmodSync(escalate, 0o644)
       const script = path.join(dir, "host.mjs")
-      // one bundle holds ProcessTree and the Effect it runs on, resolved from this package
+      // one bundle holds the group tier's stop and the Effect it runs on, resolved from this package
       yield* bundleModule({
         contents: unstoppableHost(perl, escalate),
         resolveDir: fileURLToPath(new URL("..", import.meta.url)),
@@ -206,7 +212,7 @@ describe("ProcessTree.terminate and processes of another user", () => {
       )
       assert.strictEqual(run.status, 0, run.stderr)
       const report = JSON.parse(run.stdout) as {
-        stopped: ProcessTree.Termination
+        stopped: TreeStop
         rootPid: number
         escalated: Array<number>
         uid: number

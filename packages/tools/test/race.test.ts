@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Confinement, Glob, Grep, Read } from "@toolcap/tools"
+import { Confinement, Glob, Grep, Read, Supervisor } from "@toolcap/tools"
 import { searchEnv, writeTree } from "./readFixtures.js"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 
@@ -140,11 +140,12 @@ const race = (tool: string, scenarios: ReadonlyArray<Scenario>) =>
         })
       )
     }
-    console.log(`swap race (${Confinement.support().kind}):\n  ${counts.join("\n  ")}`)
+    const confinement = (yield* Confinement.support.pipe(Effect.provide(Supervisor.layer()))).kind
+    console.log(`swap race (${confinement}):\n  ${counts.join("\n  ")}`)
     reportReliability(
       `hostile symlink-swap race ${tool}`,
       { inputs, escapes, crashes },
-      `${tool} under a racing symlink swap, confinement ${Confinement.support().kind}: ${counts.join("; ")}`
+      `${tool} under a racing symlink swap, confinement ${confinement}: ${counts.join("; ")}`
     )
     return escapes + crashes
   })

@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { rgPath } from "@vscode/ripgrep"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { FileIndex, LineIndex, Workspace } from "@toolcap/tools"
+import { FileIndex, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 
 export const tempDir = (prefix: string) =>
   Effect.acquireRelease(
@@ -23,7 +23,8 @@ export const tempDir = (prefix: string) =>
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-export type Env = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | LineIndex.LineIndex
+export type Env =
+  Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | LineIndex.LineIndex | Supervisor.Supervisor
 
 export interface SearchEnv {
   readonly workspace: string
@@ -40,7 +41,10 @@ export interface SearchEnv {
 
 export const SESSION_ID = "search-session"
 
-/** A real workspace, scratch, approved external root and an unapproved dir, all temporary. */
+/**
+ * A real workspace, scratch, approved external root and an unapproved dir, all temporary, and a
+ * supervisor for the test's scope (one per test, as one per host).
+ */
 export const searchEnv = (
   overrides: Partial<Record<Budgets.BudgetField, number>> = {},
   options: { readonly fileIndex?: boolean } = {}
@@ -51,8 +55,10 @@ export const searchEnv = (
     const external = yield* tempDir("toolcap-ext-")
     const outside = yield* tempDir("toolcap-out-")
     const budgets = Budgets.layerWith(overrides).pipe(Layer.orDie)
+    const supervisor = yield* Supervisor.make()
     const layer = Layer.mergeAll(
       budgets,
+      Layer.succeed(Supervisor.Supervisor, supervisor),
       Workspace.layer({ root: workspace, approvedExternalRoots: [external] }).pipe(Layer.orDie),
       LineIndex.layer(),
       options.fileIndex === true ? FileIndex.layer() : Layer.empty,

@@ -11,10 +11,9 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Bash, ProcessRunner } from "@toolcap/tools"
+import { Bash, type Supervisor } from "@toolcap/tools"
 import {
   carriersOf,
   cgroupParent,
@@ -245,8 +244,7 @@ const recordedPids = (workspace: string): Array<number> =>
     return pid
   })
 
-const tiers: ReadonlyArray<ProcessRunner.Containment> =
-  cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
+const tiers: ReadonlyArray<Supervisor.Tier> = cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
 
 afterAll(() => {
   // every call cgroup this worker made was removed by its call
@@ -264,8 +262,8 @@ for (const containment of tiers) {
           `${scenario.name} (${RUNS} runs)`,
           () =>
             Effect.gen(function* () {
-              const env = yield* testEnv(fastGraces)
-              const layer = Layer.merge(env.layer, ProcessRunner.layer({ containment }))
+              const env = yield* testEnv(fastGraces, undefined, { containment })
+              const layer = env.layer
               fs.writeFileSync(path.join(env.workspace, "job"), JOB_SCRIPT, { mode: 0o755 })
               fs.writeFileSync(path.join(env.workspace, "await-jobs"), AWAIT_JOBS_SCRIPT, { mode: 0o755 })
               const timedOut = scenario.ends === "timeout"

@@ -7,17 +7,11 @@ import * as Option from "effect/Option"
 import { Budgets, Truncate, Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import type { BashResult } from "../../Bash.js"
-import type * as ProcessRunner from "../../ProcessRunner.js"
-import type * as Proc from "../supervisor/process.js"
+import type * as Supervisor from "../../Supervisor.js"
 import type * as Output from "./output.js"
 
-/**
- * How a call's tree was stopped: the runner's report plus whether the pipes were still held open
- * (by a process outside the tree) when the call closed its side.
- */
-export interface Termination extends ProcessRunner.Termination {
-  readonly pipesHeld: boolean
-}
+/** How a call's tree was contained and what stopping it did. */
+export type Termination = Supervisor.Containment & Supervisor.Stopped
 
 /** How many pids the model-facing text lists; the structured `killedPids` holds them all. */
 const LISTED_PIDS = 10
@@ -76,7 +70,7 @@ const reportStream = (
 
 const headline = (
   ending: Ending,
-  status: Proc.ExitStatus | undefined,
+  status: Supervisor.ExitStatus | undefined,
   durationMs: number,
   termination: Termination,
   killGraceMs: number
@@ -128,7 +122,7 @@ export const buildResult = (input: {
   readonly callId: string
   readonly runId: string
   readonly ending: Ending
-  readonly status: Proc.ExitStatus | undefined
+  readonly status: Supervisor.ExitStatus | undefined
   readonly durationMs: number
   readonly termination: Termination
   readonly stdout: Output.StreamOutput
@@ -182,6 +176,12 @@ export const buildResult = (input: {
       killedPids: [...input.termination.signalled],
       termination: {
         containment: input.termination.containment,
+        ...(input.termination.cgroupEntry === undefined
+          ? {}
+          : { cgroupEntry: input.termination.cgroupEntry }),
+        ...(input.termination.fallbackReason === undefined
+          ? {}
+          : { fallbackReason: input.termination.fallbackReason }),
         survivors: [...input.termination.unstoppable, ...input.termination.survivors],
         pipesHeld: input.termination.pipesHeld
       },

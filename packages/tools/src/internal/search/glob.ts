@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Confinement from "../../Confinement.js"
+import type * as Supervisor from "../../Supervisor.js"
 import type * as Roots from "../../Roots.js"
 import type { Workspace } from "../../Workspace.js"
 import picomatch from "./picomatch.js"
@@ -38,8 +39,10 @@ const TYPE_SAFE_SUFFIX = /^[A-Za-z0-9._-]+$/
  * only where ripgrep is confined (without Landlock the walk's descriptor checks are what keep a
  * swapped folder from leading outside).
  */
-const listedByRipgrep = (pattern: string): boolean =>
-  (pattern === "**" || pattern.startsWith("**/")) && Confinement.support().kind === "landlock"
+const listedByRipgrep = (pattern: string): Effect.Effect<boolean, never, Supervisor.Supervisor> =>
+  pattern === "**" || pattern.startsWith("**/")
+    ? Effect.map(Confinement.support, (support) => support.kind === "landlock")
+    : Effect.succeed(false)
 
 /**
  * ripgrep lists on one thread: its walk is cheaper than the files' dating here, which runs on
@@ -60,7 +63,7 @@ const byRipgrep = (
   pattern: string,
   prefix: string,
   keep: number
-): Effect.Effect<Ordered, ToolError.ToolSpawnFailed, Workspace | Scratch.Scratch> =>
+): Effect.Effect<Ordered, ToolError.ToolSpawnFailed, Workspace | Scratch.Scratch | Supervisor.Supervisor> =>
   Effect.gen(function* () {
     const rg = yield* Rg.binary
     const suffix = Walk.fileSuffixOf(pattern)
@@ -142,10 +145,16 @@ export const list = (
   keep: number,
   guard: Roots.WalkGuard,
   invalid: (reason: string) => ToolError.ToolPatternInvalid
-): Effect.Effect<Ordered, ToolError.ToolPatternInvalid, Workspace | Scratch.Scratch> =>
-  listedByRipgrep(pattern)
-    ? byRipgrep(target, pattern, prefix, keep).pipe(
-        // ripgrep missing or refused to start: the walk answers the same
-        Effect.catchAll(() => byWalk(target, pattern, prefix, guard, invalid))
-      )
-    : byWalk(target, pattern, prefix, guard, invalid)
+): Effect.Effect<
+  Ordered,
+  ToolError.ToolPatternInvalid,
+  Workspace | Scratch.Scratch | Supervisor.Supervisor
+> =>
+  Effect.flatMap(listedByRipgrep(pattern), (listed) =>
+    listed
+      ? byRipgrep(target, pattern, prefix, keep).pipe(
+          // ripgrep missing or refused to start: the walk answers the same
+          Effect.catchAll(() => byWalk(target, pattern, prefix, guard, invalid))
+        )
+      : byWalk(target, pattern, prefix, guard, invalid)
+  )

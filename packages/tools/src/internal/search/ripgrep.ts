@@ -1,13 +1,14 @@
 /**
  * ripgrep, from the `@vscode/ripgrep` package (the binary ships inside it), run with an argv array
- * and never through a shell. Every run is tied to the calling fiber: interrupting the fiber kills
- * the process and waits until it has exited, so no search outlives its call.
+ * and never through a shell, by the `Supervisor` in a scope of the calling fiber: interrupting the
+ * fiber (or `stop()`) kills the process and waits until it has exited, so no search outlives its call.
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
+import * as Stream from "effect/Stream"
 import { ToolError } from "@toolcap/limits"
 import * as Confinement from "../../Confinement.js"
-import { spawnChild } from "../supervisor/process.js"
+import * as Supervisor from "../../Supervisor.js"
 
 /**
  * Flags of every run, so that ripgrep decides exactly what DECISIONS §4 says: no config file, hidden
@@ -35,13 +36,13 @@ export const MAX_ARGUMENT_BYTES = 128 * 1024 - 1
 /** The most stderr kept from one run: enough for any ripgrep error message. */
 const MAX_STDERR_BYTES = 64 * 1024
 
-let resolvedPath: Promise<string> | undefined
-
-/** The ripgrep binary, resolved on first use (the package throws at import time without it). */
+/**
+ * The ripgrep binary, resolved on first use (the package throws at import time without it; the
+ * module loader keeps the loaded module).
+ */
 export const binary: Effect.Effect<string, ToolError.ToolSpawnFailed> = Effect.tryPromise({
-  try: () => (resolvedPath ??= import("@vscode/ripgrep").then((module) => module.rgPath)),
+  try: () => import("@vscode/ripgrep").then((module) => module.rgPath),
   catch: (cause) => {
-    resolvedPath = undefined
     return new ToolError.ToolSpawnFailed({
       command: "rg",
       reason: `the ripgrep binary of @vscode/ripgrep is missing (${cause instanceof Error ? cause.message : String(cause)}); reinstall the package with its optional platform dependency`
@@ -74,80 +75,67 @@ export const run = (
   rg: string,
   args: ReadonlyArray<string>,
   options: RunOptions
-): Effect.Effect<Exit, ToolError.ToolSpawnFailed> =>
-  Effect.flatMap(FiberRef.get(Confinement.readBeneath), (directories) => {
+): Effect.Effect<Exit, ToolError.ToolSpawnFailed, Supervisor.Supervisor> =>
+  Effect.gen(function* () {
     // confined by the kernel to reading beneath the roots, where it can be (Confinement)
-    const launch = Confinement.command(rg, args, directories)
-    return Effect.flatMap(spawnRun(rg, launch.file, launch.args, options), (exit) =>
-      // ripgrep itself exits 0, 1 or 2; 125 to 127 are the confinement launcher's (it could not set
-      // up, found no file to exec, could not exec it): ripgrep never ran, which must not read as
-      // "no match"
-      LAUNCH_FAILED.has(exit.code ?? 0)
-        ? Effect.fail(
-            new ToolError.ToolSpawnFailed({
-              command: rg,
-              reason: `ripgrep could not be started (exit ${exit.code}${exit.stderr.trim() === "" ? "" : `: ${describeError(exit.stderr)}`}); reinstall @vscode/ripgrep with its optional platform dependency`
-            })
-          )
-        : Effect.succeed(exit)
-    )
+    const launch = yield* Confinement.command(rg, args, yield* FiberRef.get(Confinement.readBeneath))
+    const exit = yield* runProcess(rg, launch.file, launch.args, options)
+    // ripgrep itself exits 0, 1 or 2; 125 to 127 are the confinement launcher's (it could not set
+    // up, found no file to exec, could not exec it): ripgrep never ran, which must not read as
+    // "no match"
+    if (!LAUNCH_FAILED.has(exit.code ?? 0)) return exit
+    return yield* new ToolError.ToolSpawnFailed({
+      command: rg,
+      reason: `ripgrep could not be started (exit ${exit.code}${exit.stderr.trim() === "" ? "" : `: ${describeError(exit.stderr)}`}); reinstall @vscode/ripgrep with its optional platform dependency`
+    })
   })
 
 /** native/confine.c's statuses: 125 not confined (a rule or the ruleset failed), 126 not executable, 127 not found. */
 const LAUNCH_FAILED: ReadonlySet<number> = new Set([125, 126, 127])
 
-const spawnRun = (
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+const runProcess = (
   rg: string,
   file: string,
   args: ReadonlyArray<string>,
   options: RunOptions
-): Effect.Effect<Exit, ToolError.ToolSpawnFailed> =>
-  Effect.async<Exit, ToolError.ToolSpawnFailed>((resume) => {
-    // the one spawn path: the child is on the host's lifeline until it exits
-    const child = spawnChild(file, args, {
-      cwd: options.cwd,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
-    })
-    let stderr = ""
-    let stopped = false
-    let closed = false
-    const stop = () => {
-      if (!stopped && !closed) {
+): Effect.Effect<Exit, ToolError.ToolSpawnFailed, Supervisor.Supervisor> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const supervisor = yield* Supervisor.Supervisor
+      const proc = yield* supervisor
+        .start({ file, args, cwd: options.cwd, stdin: options.stdin })
+        .pipe(
+          Effect.mapError((error) => new ToolError.ToolSpawnFailed({ command: rg, reason: error.reason }))
+        )
+      let stderr = ""
+      proc.tap("stderr", (chunk) => {
+        if (stderr.length < MAX_STDERR_BYTES) stderr += asBuffer(chunk).toString("utf8")
+      })
+      let stopped = false
+      const stop = () => {
         stopped = true
-        child.kill("SIGKILL")
       }
-    }
-    child.stdout!.on("data", (chunk: Buffer) => {
-      if (!stopped) options.onData(chunk, stop)
+      yield* Stream.runForEachWhile(proc.stdout, (chunk) =>
+        Effect.sync(() => {
+          options.onData(asBuffer(chunk), stop)
+          return !stopped
+        })
+      )
+      // stopped early: closing the scope kills it
+      if (stopped) return { code: null, signal: "SIGKILL", stderr, stopped } satisfies Exit
+      const status = yield* proc.exit
+      yield* proc.drained
+      return {
+        code: status.code,
+        signal: status.signal as NodeJS.Signals | null,
+        stderr,
+        stopped
+      } satisfies Exit
     })
-    child.stderr!.on("data", (chunk: Buffer) => {
-      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk.toString("utf8")
-    })
-    if (options.stdin !== undefined) {
-      // a run that ends before reading its stdin closes the pipe: that is not an error
-      child.stdin!.on("error", () => {})
-      child.stdin!.end(options.stdin)
-    }
-    child.once("error", (error) => {
-      if (closed) return
-      closed = true
-      resume(Effect.fail(new ToolError.ToolSpawnFailed({ command: rg, reason: error.message })))
-    })
-    child.once("close", (code, signal) => {
-      if (closed) return
-      closed = true
-      resume(Effect.succeed({ code, signal, stderr, stopped }))
-    })
-    return Effect.async<void>((done) => {
-      if (closed || child.exitCode !== null || child.signalCode !== null) {
-        done(Effect.void)
-        return
-      }
-      child.once("close", () => done(Effect.void))
-      child.once("error", () => done(Effect.void))
-      child.kill("SIGKILL")
-    })
-  })
+  )
 
 /** ripgrep's error text, without its `rg: ` prefixes, each line and the whole bounded. */
 export const describeError = (stderr: string): string => {

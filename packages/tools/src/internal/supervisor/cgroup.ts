@@ -4,20 +4,19 @@
  * forks, `setsid`, a scrubbed environment, a changed process group) is a member the kernel tracks:
  * `cgroup.procs` lists them, `cgroup.kill` ends them all at once.
  *
- * The shell enters its cgroup in one of two ways, chosen once per host: created inside it by the
+ * The shell enters its cgroup in one of two ways, chosen once per supervisor layer: created inside it by the
  * native launcher (`clone3` with `CLONE_INTO_CGROUP`), or, where the launcher is not built or the
  * kernel refuses that, by a `/bin/sh` prologue that writes its own pid into `cgroup.procs`.
  */
-import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Order from "effect/Order"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
 import { launcherPath } from "./launcherPath.js"
 import * as Proc from "./process.js"
-import type { Termination } from "../../ProcessTree.js"
+import { MAX_POLL_MS, type Member, type TreeOps } from "./terminate.js"
 
 /** The parent's name under the host's own cgroup (or the hierarchy's root). */
 const PARENT = "toolcap"
@@ -62,97 +61,74 @@ const exists = (file: string): boolean => {
   }
 }
 
+/** Runs a command to its end: whether it exited 0 (false when it could not start). */
+export type RunProbe = (file: string, args: ReadonlyArray<string>) => Effect.Effect<boolean>
+
 /**
- * Runs a shell through `entry` in a fresh child of `parent`: whether it lands inside (and
- * `cgroup.kill` exists) here.
+ * Runs a shell through `entry` in a fresh child `name` of `parent`: whether it lands inside (and
+ * `cgroup.kill` exists) here. The name has dots, not dashes: a probe's name must never read as a
+ * run id, or another host's startup sweep would take it for a dead host's cgroup mid-probe.
  */
-const probe = (parent: string, entry: Entry): Effect.Effect<boolean> =>
+const probe = (run: RunProbe, parent: string, name: string, entry: Entry): Effect.Effect<boolean> =>
   Effect.gen(function* () {
-    // dots, not dashes: a probe's name must never read as a run id, or another host's startup
-    // sweep would take it for a dead host's cgroup and remove it mid-probe
-    const dir = path.join(parent, `probe.${process.pid}.${Math.random().toString(36).slice(2)}`)
+    const dir = path.join(parent, name)
     try {
       fs.mkdirSync(parent, { recursive: true })
       fs.mkdirSync(dir)
     } catch {
       return false
     }
-    const moved = yield* Effect.async<boolean>((resume) => {
-      try {
-        const run = command(entry, dir, "/bin/sh", ["-c", INSIDE, dir])
-        const child = Proc.spawnChild(run.file, run.args, {
-          stdio: "ignore",
-          lifeline: "none"
-        })
-        child.once("error", () => resume(Effect.succeed(false)))
-        child.once("exit", (code) => resume(Effect.succeed(code === 0)))
-      } catch {
-        resume(Effect.succeed(false))
-      }
-    })
+    const launch = command(entry, dir, "/bin/sh", ["-c", INSIDE, dir])
+    const moved = yield* run(launch.file, launch.args)
     const killable = exists(path.join(dir, "cgroup.kill"))
     const removed = yield* removeDir(dir, 200)
     return moved && killable && removed
   })
 
-/**
- * The parent cgroup to create call cgroups in, or undefined when this host cannot contain a call
- * in a cgroup (no cgroup v2, not writable, no `cgroup.kill`). Decided by actually creating a
- * child and moving a process into it: under the host's own cgroup first (a delegated subtree,
- * e.g. a systemd user service), else under the hierarchy's root.
- */
-export const detect: Effect.Effect<string | undefined> = Effect.suspend(() => {
-  // once per host: every runner of this process shares the answer
-  detected ??= Effect.runSync(
-    Effect.cached(
-      Effect.gen(function* () {
-        const cg = Procfs.cgroup2()
-        if (cg === undefined) return undefined
-        const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
-        for (const parent of candidates) {
-          // the launcher's probe, where it is built, also answers `entry` (one probe, not two)
-          if (launcherBuilt() && (yield* probe(parent, "launcher"))) {
-            launcherLanded = parent
-            return parent
-          }
-          if (yield* probe(parent, "prologue")) return parent
-        }
-        return undefined
-      })
-    )
-  )
-  return detected
-})
-
-let detected: Effect.Effect<string | undefined> | undefined
-
-/** The parent a launcher probe of `detect` landed in, if one did. */
-let launcherLanded: string | undefined
+/** Where call cgroups go, and how shells enter them; or why there is no cgroup tier here. */
+export type Detected =
+  | { readonly parent: string; readonly entry: Entry; readonly fallbackReason: string | undefined }
+  | { readonly parent: undefined; readonly fallbackReason: string }
 
 const launcherBuilt = (): boolean => process.platform === "linux" && exists(launcherPath)
 
 /**
- * How shells enter their cgroup under `parent` (a parent `detect` found): through the launcher
- * where it is built and a probe shell it started landed in its cgroup, else the prologue. Decided
- * once per host.
+ * The parent cgroup to create call cgroups in and the entry into them, or why this host cannot
+ * contain a call in a cgroup (no cgroup v2, not writable, no `cgroup.kill`). Decided by actually
+ * creating a child and moving a process into it: under the host's own cgroup first (a delegated
+ * subtree, e.g. a systemd user service), else under the hierarchy's root. The launcher is tried
+ * first where it is built (its probe also answers the entry); `prologue` forces the prologue.
  */
-export const entry = (parent: string): Effect.Effect<Entry> =>
-  Effect.suspend(() => {
-    entryDetected ??= Effect.runSync(
-      Effect.cached(
-        Effect.suspend(() =>
-          launcherLanded === parent
-            ? Effect.succeed<Entry>("launcher")
-            : launcherBuilt()
-              ? Effect.map(probe(parent, "launcher"), (works): Entry => (works ? "launcher" : "prologue"))
-              : Effect.succeed<Entry>("prologue")
-        )
-      )
-    )
-    return entryDetected
+export const detect = (
+  run: RunProbe,
+  probeName: Effect.Effect<string>,
+  forced: Entry | undefined
+): Effect.Effect<Detected> =>
+  Effect.gen(function* () {
+    const cg = Procfs.cgroup2()
+    if (cg === undefined)
+      return { parent: undefined, fallbackReason: "no cgroup v2 hierarchy is mounted here" }
+    const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
+    const tryLauncher = forced !== "prologue" && launcherBuilt()
+    for (const parent of candidates) {
+      if (tryLauncher && (yield* probe(run, parent, yield* probeName, "launcher"))) {
+        return { parent, entry: "launcher" as const, fallbackReason: undefined }
+      }
+      if (yield* probe(run, parent, yield* probeName, "prologue")) {
+        const fallbackReason =
+          forced === "prologue"
+            ? "the prologue entry was asked for"
+            : !launcherBuilt()
+              ? `the launcher ${launcherPath} is not built here`
+              : "the launcher could not start a shell inside a cgroup here (clone3 into a cgroup refused)"
+        return { parent, entry: "prologue" as const, fallbackReason }
+      }
+    }
+    return {
+      parent: undefined,
+      fallbackReason: `no cgroup could be made and entered under ${candidates.join(" or ")}`
+    }
   })
-
-let entryDetected: Effect.Effect<Entry> | undefined
 
 /**
  * Tries to create the parent again when it is missing: it exists only while a call (or a probe)
@@ -180,7 +156,7 @@ export const create = (parent: string, name: string): string | undefined => {
 }
 
 /** Removes a parent when no cgroup is left in it; the kernel refuses while one is, so this is safe. */
-const releaseParent = (parent: string): void => {
+export const releaseParent = (parent: string): void => {
   try {
     fs.rmdirSync(parent)
   } catch {
@@ -210,14 +186,9 @@ export const kill = (dir: string): void => {
   }
 }
 
-const sorted = (pids: Iterable<number>): Array<number> => Arr.sort(new Set(pids), Order.number)
-
-/** Polling steps while waiting for members to exit: 1, 2, 4, then every 5 ms (as ProcessTree). */
-const MAX_POLL_MS = 5
-
 /**
  * Removes the cgroup if it is empty (or gone already); false when a member is still inside. The
- * parent is left for `releaseParentSoon`.
+ * parent is left for the tier to release (`releaseParent`).
  */
 export const removeIfEmpty = (dir: string): boolean => {
   try {
@@ -229,102 +200,48 @@ export const removeIfEmpty = (dir: string): boolean => {
 }
 
 /**
- * How long the parent outlives this host's last call: calls back to back reuse it instead of
- * making and removing it around each one (two more cgroup operations per call).
- */
-const PARENT_LINGER_MS = 100
-
-let parentRelease: ReturnType<typeof setTimeout> | undefined
-const parentsToRelease = new Set<string>()
-
-/**
- * Removes the parent of `dir` once `PARENT_LINGER_MS` passed without another call of this host
- * ending, or when the host exits, whichever comes first (the kernel refuses while any call of any
- * host lives in it, so this is safe). Neither the timer nor the exit hook keeps the host alive.
- */
-export const releaseParentSoon = (dir: string): void => {
-  if (!parentsToRelease.has(path.dirname(dir))) {
-    if (parentsToRelease.size === 0) process.once("exit", releaseParents)
-    parentsToRelease.add(path.dirname(dir))
-  }
-  if (parentRelease !== undefined) clearTimeout(parentRelease)
-  parentRelease = setTimeout(releaseParents, PARENT_LINGER_MS)
-  parentRelease.unref()
-}
-
-const releaseParents = (): void => {
-  parentRelease = undefined
-  for (const parent of parentsToRelease) releaseParent(parent)
-}
-
-/**
  * Removes the cgroup once empty, trying for up to `waitMs`, and then its parent if nothing else is
  * in it (so no toolcap cgroup outlives the calls); false when the cgroup is still there.
  */
 export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =>
   Effect.gen(function* () {
-    const deadline = Date.now() + waitMs
+    const deadline = (yield* Clock.currentTimeMillis) + waitMs
     let delay = 1
     for (;;) {
       if (removeIfEmpty(dir)) {
         releaseParent(path.dirname(dir))
         return true
       }
-      if (Date.now() >= deadline) return false
+      if ((yield* Clock.currentTimeMillis) >= deadline) return false
       yield* Effect.sleep(Duration.millis(delay))
       delay = Math.min(delay * 2, MAX_POLL_MS)
     }
   })
 
 /**
- * Stops every member: SIGTERM to each (once, and to members that appear while waiting), then
- * `cgroup.kill` after `killGraceMs`, then waits up to `killWaitMs` for the cgroup to empty.
+ * The members of the call cgroup `dir`, for the shared stop: `cgroup.procs` lists them (no scan of
+ * /proc), `cgroup.kill` ends them all at once whoever owns them, and those forked meanwhile. A
+ * member already on its way out (its pipes closed, say, a moment before it leaves the cgroup) is
+ * neither signalled nor reported: removing the cgroup waits for it to go.
  */
-export const terminate = (
-  dir: string,
-  options: { readonly killGraceMs: number; readonly killWaitMs: number }
-): Effect.Effect<Termination> =>
-  Effect.gen(function* () {
-    // a member already on its way out (its pipes closed, say, a moment before it leaves the
-    // cgroup) is not signalled or reported: removing the cgroup waits for it to go
-    let live = members(dir).filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
-    if (live.length === 0) return { signalled: [], killed: [], unstoppable: [], survivors: [] }
-    const signalled = new Set<number>()
-    const denied = new Set<number>()
-    const term = (pids: ReadonlyArray<number>) => {
-      for (const pid of pids) {
-        if (signalled.has(pid) || denied.has(pid)) continue
-        const outcome = Proc.sendSignal(pid, "SIGTERM")
-        if (outcome === "sent") signalled.add(pid)
-        else if (outcome === "denied") denied.add(pid)
-      }
-    }
-    term(live)
-    const wait = (until: number, onNew: (pids: ReadonlyArray<number>) => void) =>
-      Effect.gen(function* () {
-        let delay = 1
-        while (live.length > 0 && Date.now() < until) {
-          yield* Effect.sleep(Duration.millis(Math.min(delay, Math.max(0, until - Date.now()))))
-          delay = Math.min(delay * 2, MAX_POLL_MS)
-          live = members(dir)
-          onNew(live)
-        }
-      })
-    yield* wait(Date.now() + options.killGraceMs, term)
-    const killed = [...live]
-    if (live.length > 0) {
-      // the kernel signals every member, whoever owns it, and those forked meanwhile
+export const treeOps = (dir: string): TreeOps<Member> => {
+  const live = Effect.sync(() =>
+    members(dir)
+      .filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
+      .map((pid) => ({ pid, key: String(pid) }))
+  )
+  return {
+    scan: live,
+    poll: () => Effect.map(live, (alive) => ({ live: alive, full: true })),
+    term: (alive) => alive.map((member) => Proc.sendSignal(member.pid, "SIGTERM")),
+    kill: (alive) => {
       kill(dir)
-      for (const pid of live) if (!denied.has(pid)) signalled.add(pid)
-      yield* wait(Date.now() + options.killWaitMs, () => {})
-    }
-    return {
-      signalled: sorted(signalled),
-      killed: sorted(killed),
-      unstoppable: [],
-      survivors: sorted(live)
-    }
-  })
+      return alive.map(() => "sent" as const)
+    },
+    killReachesAll: true,
+    wait: (stepMs) => Effect.sleep(Duration.millis(stepMs))
+  }
+}
 
 /**
  * The startup sweep: every call cgroup under `parent` whose owning host (pid and start time, from

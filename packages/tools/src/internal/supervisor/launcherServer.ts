@@ -2,7 +2,7 @@
  * The launcher server of the cgroup tier's launcher entry. Started by the host's own spawn, each
  * call's launcher is a fork of the whole host process, which copies its page tables with the
  * event loop blocked: milliseconds per call for a host of 100 MB, growing with it, and most of a
- * short call's cost. A runner therefore keeps one small `toolcap-confine --server`
+ * short call's cost. A supervisor layer therefore keeps one small `toolcap-confine --server`
  * (`native/confine.c`) from its second launch on, and hands it each call: the server makes the
  * call's pipes, forks the call's launcher (microseconds for a process that small) and tells the
  * host the launcher's pid and where the read ends of the pipes are; the host opens them through
@@ -12,7 +12,7 @@
  *
  * The server runs nothing itself, holds no cgroup and carries no cookie. It keeps the host's event
  * loop alive only while a call it started has not ended, and it exits when its stdin closes (the
- * host exited or died, or the runner was closed).
+ * host exited or died, or the layer was closed).
  */
 import type { ChildProcess } from "node:child_process"
 import { EventEmitter } from "node:events"
@@ -23,7 +23,7 @@ import type { Readable } from "node:stream"
 import { launcherPath } from "./launcherPath.js"
 import * as Proc from "./process.js"
 
-/** A call's launcher started by the server: what the runner reads of a spawned child. */
+/** A call's launcher started by the server: what the supervisor reads of a spawned child. */
 export interface Served {
   readonly pid: number
   readonly stdout: Readable
@@ -53,7 +53,7 @@ export interface Server {
   readonly running: Map<number, ServedCall>
 }
 
-const signalNames = new Map<number, NodeJS.Signals>(
+const signalNames: ReadonlyMap<number, NodeJS.Signals> = new Map(
   Object.entries(os.constants.signals).map(([name, number]) => [number, name as NodeJS.Signals])
 )
 
@@ -66,7 +66,7 @@ const refOut = (server: Server): void => {
 
 /**
  * Gives up a server that went away or cannot be followed: every call still waiting for its answer
- * fails, and its stdin is closed, so one that still runs exits (the runner starts another).
+ * fails, and its stdin is closed, so one that still runs exits (the layer starts another).
  */
 const lost = (server: Server): void => {
   server.failed = true
@@ -75,7 +75,7 @@ const lost = (server: Server): void => {
   for (const [pid, call] of server.running) {
     server.running.delete(pid)
     // its launcher runs on with nobody to report its status: reported as killed, and the
-    // runner's stop (from the cgroup) ends whatever of the call is left
+    // supervisor's stop (from the cgroup) ends whatever of the call is left
     call.events.emit("exit", null, "SIGKILL")
   }
   refOut(server)
@@ -144,8 +144,7 @@ export const start = (): Server => {
   const child = Proc.spawnChild(launcherPath, ["--server"], {
     cwd: "/",
     env: {},
-    stdio: ["pipe", "pipe", "ignore"],
-    lifeline: "none"
+    stdio: ["pipe", "pipe", "ignore"]
   })
   const server: Server = { child, failed: false, answers: [], running: new Map() }
   // a server that could not start, or stopped reading, is not an error of a call: calls fall back

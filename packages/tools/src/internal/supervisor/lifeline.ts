@@ -8,9 +8,14 @@
  *
  * The watchdog is `/bin/sh` running the script below (no Node start-up, ~1 MB of memory), in a
  * session of its own so signals to the host's terminal group do not reach it. It exits after the
- * sweep, so a host that ended normally (nothing registered) leaves nothing behind.
+ * sweep, so a host that ended normally (nothing registered) leaves nothing behind. Each supervisor
+ * layer has its own, started on its first registration; closing the layer closes its stdin.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { spawnChild } from "./process.js"
 
 /**
  * Lines: `+<id> cg <dir>`, `+<id> cgs <parent> <prefix>` (every cgroup `<parent>/<prefix>*`: all
@@ -84,40 +89,9 @@ printf '%s' "$live" | while read -r id kind a b; do
 done
 `
 
-let watchdog: ChildProcess | undefined
-/** What is registered now, re-sent to a new watchdog if the old one died. */
-const registered = new Map<string, string>()
-let nextId = 0
-
-const send = (line: string): void => {
-  if (watchdog === undefined || watchdog.exitCode !== null || watchdog.signalCode !== null) {
-    if (line.startsWith("-")) return
-    start()
-  }
-  watchdog?.stdin?.write(`${line}\n`)
-}
-
-const start = (): void => {
-  let child: ChildProcess
-  try {
-    child = spawn("/bin/sh", ["-c", SCRIPT], { stdio: ["pipe", "ignore", "ignore"], detached: true })
-  } catch {
-    return
-  }
-  // the host must be able to exit while the watchdog waits: neither the process nor the pipe
-  // keeps the event loop alive
-  child.unref()
-  const stdin = child.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null
-  stdin?.unref?.()
-  stdin?.on("error", () => {})
-  child.on("error", () => {})
-  watchdog = child
-  for (const [id, what] of registered) stdin?.write(`+${id} ${what}\n`)
-}
-
 /**
- * What the watchdog must stop if the host dies: a cgroup directory, a process group with its
- * cookie, or one process.
+ * What the watchdog must stop if the host dies: a cgroup directory, every cgroup of a prefix, a
+ * process group with its cookie, or one process.
  *
  * @internal
  */
@@ -136,44 +110,112 @@ const describe = (what: Lifeline): string =>
         ? `pg ${what.pgid ?? "-"} ${what.cookie}`
         : `pid ${what.pid}`
 
+/** One host's (one layer's) watchdog. @internal */
+export interface Watchdog {
+  /**
+   * Registers something live (the watchdog starts on first use); the returned function
+   * unregisters it (idempotent). Paths with whitespace cannot be told apart on a line and are not
+   * registered (the startup sweep still finds them).
+   */
+  readonly register: (what: Lifeline) => () => void
+  /** Registers something for the watchdog's whole life, once however often it is asked. */
+  readonly registerStanding: (what: Lifeline) => void
+  /** The watchdog's pid; undefined before the first registration. */
+  readonly pid: () => number | undefined
+  /** Closes the watchdog's stdin: it stops what is still registered and exits. */
+  readonly dismiss: () => ChildProcess | undefined
+}
+
 /**
- * Registers something live with the watchdog (started on first use); the returned function
- * unregisters it (idempotent). Paths with whitespace cannot be told apart on a line and are not
- * registered (the startup sweep still finds them).
+ * A watchdog not started yet, outside any scope (`make` ties one to a scope).
  *
  * @internal
  */
-export const register = (what: Lifeline): (() => void) => {
-  if (/\s/.test(what.kind === "cg" ? what.dir : what.kind === "cgs" ? what.parent + what.prefix : ""))
-    return () => {}
-  const line = describe(what)
-  const id = (nextId++).toString(36)
-  registered.set(id, line)
-  send(`+${id} ${line}`)
-  return () => {
-    if (!registered.delete(id)) return
-    send(`-${id}`)
+export const makeUnsafe = (): Watchdog => {
+  let watchdog: ChildProcess | undefined
+  let dismissed = false
+  // what is registered now, re-sent to a new watchdog if the old one died
+  const registered = new Map<string, string>()
+  const standing = new Set<string>()
+  let nextId = 0
+  const start = (): void => {
+    let child: ChildProcess
+    try {
+      child = spawnChild("/bin/sh", ["-c", SCRIPT], { stdio: ["pipe", "ignore", "ignore"], detached: true })
+    } catch {
+      return
+    }
+    // the host must be able to exit while the watchdog waits: neither the process nor the pipe
+    // keeps the event loop alive
+    child.unref()
+    const stdin = child.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null
+    stdin?.unref?.()
+    stdin?.on("error", () => {})
+    child.on("error", () => {})
+    watchdog = child
+    for (const [id, what] of registered) stdin?.write(`+${id} ${what}\n`)
+  }
+  const send = (line: string): void => {
+    if (dismissed) return
+    if (watchdog === undefined || watchdog.exitCode !== null || watchdog.signalCode !== null) {
+      // a new watchdog is sent everything registered, this line included (sent twice, one copy
+      // would outlive its removal)
+      if (!line.startsWith("-")) start()
+      return
+    }
+    watchdog.stdin?.write(`${line}\n`)
+  }
+  const register = (what: Lifeline): (() => void) => {
+    if (/\s/.test(what.kind === "cg" ? what.dir : what.kind === "cgs" ? what.parent + what.prefix : ""))
+      return () => {}
+    const line = describe(what)
+    const id = (nextId++).toString(36)
+    registered.set(id, line)
+    send(`+${id} ${line}`)
+    return () => {
+      if (!registered.delete(id)) return
+      send(`-${id}`)
+    }
+  }
+  return {
+    register,
+    registerStanding: (what) => {
+      const line = describe(what)
+      if (standing.has(line)) return
+      standing.add(line)
+      register(what)
+    },
+    pid: () => watchdog?.pid,
+    dismiss: () => {
+      dismissed = true
+      watchdog?.stdin?.destroy()
+      return watchdog
+    }
   }
 }
 
-const standing = new Set<string>()
+/**
+ * How long closing a layer waits for its watchdog to exit: at once when nothing is registered,
+ * about a second when it still had something to stop (see the script's rounds).
+ */
+const EXIT_WAIT_MS = 3000
 
 /**
- * Registers something for the rest of the host's life, once however often it is asked (e.g.
- * every call cgroup of this host, named by its run-id prefix): no message per call.
+ * A watchdog for the current scope: closing the scope closes its stdin and waits (bounded) for it
+ * to exit, so a closed layer leaves no watchdog behind.
  *
  * @internal
  */
-export const registerStanding = (what: Lifeline): void => {
-  const line = describe(what)
-  if (standing.has(line)) return
-  standing.add(line)
-  register(what)
-}
-
-/**
- * The watchdog's pid, for tests; undefined before the first registration.
- *
- * @internal
- */
-export const watchdogPid = (): number | undefined => watchdog?.pid
+export const make: Effect.Effect<Watchdog, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(makeUnsafe),
+  (watchdog) =>
+    Effect.suspend(() => {
+      const child = watchdog.dismiss()
+      if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Effect.void
+      return Effect.async<void>((resume) => {
+        const done = () => resume(Effect.void)
+        child.once("exit", done)
+        return Effect.sync(() => child.off("exit", done))
+      }).pipe(Effect.timeoutOption(Duration.millis(EXIT_WAIT_MS)), Effect.asVoid)
+    })
+)

@@ -1,0 +1,271 @@
+/**
+ * Process supervision: the one service that starts processes — Bash's shell, ripgrep, the probes
+ * of the containment and Landlock, the launcher server and the lifeline watchdog.
+ *
+ * A process is a scoped resource. `start` acquires it: started in its containment, its stdout and
+ * stderr each a `Stream<Uint8Array>` read with backpressure, its end an Effect of the exit status.
+ * Closing the scope is the only way to stop it (a timeout is an interruption that closes it): the
+ * release stops the whole tree — SIGTERM, SIGKILL after the kill grace, a bounded wait — reads
+ * what is left in the pipes for a bounded time, closes them, and completes `stopped` with what it
+ * did. The release never waits on what the tree does.
+ *
+ * A tree (a command started with `tree`) runs in the layer's containment tier, decided once per
+ * layer (on its first tree, or when `containment` is asked) and reported in every result:
+ *  - `cgroup` (cgroup v2): a cgroup per call, entered through the native launcher (`launcher`
+ *    entry, `clone3` into the cgroup) or a `/bin/sh` prologue (`prologue` entry);
+ *  - `group`: a session and process group of its own, the `TOOLCAP_RUN_ID` cookie and parent
+ *    links, where no cgroup can be made or `TOOLCAP_CONTAINMENT=group` forces it.
+ * Everything else lives in the layer's scope too: the launcher server, the lifeline watchdog
+ * (which stops what is left if the host dies), the cgroup parent kept between calls, the host's
+ * identity. Closing the layer leaves no process. Run ids come from `Random`, time from `Clock`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type { ToolError } from "@toolcap/limits"
+import * as Group from "./internal/supervisor/group.js"
+import * as Real from "./internal/supervisor/supervisor.js"
+
+/**
+ * The environment variable that forces a tier: `group` forces the fallback; `cgroup` or unset
+ * takes the cgroup tier where it works here.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const containmentVariable = "TOOLCAP_CONTAINMENT"
+
+/**
+ * The environment variable that forces the `prologue` entry into the cgroup tier (`prologue`),
+ * e.g. to compare with the launcher; unset, the launcher is used where it works here.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
+
+/**
+ * The environment variable that carries a tree's cookie (its run id).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const cookieVariable: "TOOLCAP_RUN_ID" = Group.cookieVariable
+
+/**
+ * How a tree is contained: the tier, how a call's shell enters its cgroup (cgroup tier only), and
+ * why this host runs a weaker tier or entry than the best one, when it does. Every Bash result
+ * carries it (`termination`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Containment = Schema.Struct({
+  /** `cgroup` (a cgroup v2 per call) or `group` (process group, cookie, parent links). */
+  containment: Schema.Literal("cgroup", "group"),
+  /** `launcher` (created inside its cgroup) or `prologue` (moved in by `/bin/sh`); cgroup tier only. */
+  cgroupEntry: Schema.optional(Schema.Literal("launcher", "prologue")),
+  /** Why the tier or the entry is not the best one this package has, e.g. `no cgroup v2 …`. */
+  fallbackReason: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Containment = typeof Containment.Type
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Tier = Containment["containment"]
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CgroupEntry = NonNullable<Containment["cgroupEntry"]>
+
+/**
+ * How a process ended: an exit code, or the name of the signal that ended it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExitStatus {
+  readonly code: number | null
+  readonly signal: string | null
+}
+
+/**
+ * The shell commands run under: `bash` from PATH (or /bin), else `sh`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Shell {
+  readonly file: string
+  readonly name: "bash" | "sh"
+}
+
+/**
+ * Whether reads can be confined by the kernel here: Landlock through the native launcher, or why not.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Landlock =
+  | { readonly kind: "landlock"; readonly abi: number; readonly launcher: string }
+  | { readonly kind: "none"; readonly reason: string }
+
+/**
+ * How a tree is stopped and how long its release may take: SIGTERM, SIGKILL after `killGraceMs`,
+ * up to `killWaitMs` for members to die after it; then the pipes are read for what is left of
+ * `killGraceMs + drainMs` since the stop began (at least a short last read), and closed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TreeOptions {
+  /** Names the tree's cgroup and is its cookie (`TOOLCAP_RUN_ID`); use `runId` for a fresh one. */
+  readonly runId: string
+  readonly killGraceMs: number
+  readonly killWaitMs: number
+  readonly drainMs: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Command {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  /** The whole environment of the process; default: the host's. A tree also gets its cookie. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** Written to stdin, which is then closed; stdin is /dev/null otherwise. */
+  readonly stdin?: string | undefined
+  /** Run as a contained tree in the layer's tier, stopped as a whole; else one plain process. */
+  readonly tree?: TreeOptions | undefined
+}
+
+/**
+ * What the release of a process did. For a plain process, `signalled` is its pid when it had to
+ * be killed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stopped {
+  /** Every pid that was sent a signal, ascending. Empty when nothing of the tree was alive. */
+  readonly signalled: ReadonlyArray<number>
+  /** The pids that outlived the kill grace and were sent SIGKILL, ascending. */
+  readonly killed: ReadonlyArray<number>
+  /** Members this host may not signal (another user's, e.g. run through sudo): not stopped, not waited for. */
+  readonly unstoppable: ReadonlyArray<number>
+  /** Members still alive when the wait after SIGKILL ran out (e.g. stuck in uninterruptible sleep). */
+  readonly survivors: ReadonlyArray<number>
+  /** The pipes were still held open (by a process outside the tree) when they were closed. */
+  readonly pipesHeld: boolean
+}
+
+/**
+ * A started process, valid in the scope `start` ran in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Process {
+  /**
+   * The process the supervisor waits on: the command itself, or in the cgroup tier's `launcher`
+   * entry the launcher (outside the call's cgroup, the command's parent, exiting with its status).
+   */
+  readonly pid: number
+  /** The tree's containment; undefined for a plain process. */
+  readonly containment: Containment | undefined
+  /** The pipe's reads in order; a slow consumer pauses the pipe (and then the writer). */
+  readonly stdout: Stream.Stream<Uint8Array>
+  readonly stderr: Stream.Stream<Uint8Array>
+  /**
+   * The same reads handed to a synchronous consumer as each arrives (what was read before first),
+   * without backpressure: for a consumer that never waits (a capture). A pipe is read one way.
+   */
+  readonly tap: (stream: "stdout" | "stderr", onBytes: (bytes: Uint8Array) => void) => void
+  /** Completes when the main process exited (its pipes may still be held open by others). */
+  readonly exit: Effect.Effect<ExitStatus>
+  /** The exit status once the main process exited; no waiting. */
+  readonly exitStatus: Effect.Effect<Option.Option<ExitStatus>>
+  /** Completes when both pipes reached end of file (or were closed). */
+  readonly drained: Effect.Effect<void>
+  /** Whether both pipes reached end of file or were closed; no waiting. */
+  readonly isDrained: Effect.Effect<boolean>
+  /** Completes once the scope's release stopped the process and closed the pipes: what it did. */
+  readonly stopped: Effect.Effect<Stopped>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SupervisorService {
+  /** How trees are contained here; decided once per layer (with the startup sweep) on first use. */
+  readonly containment: Effect.Effect<Containment>
+  /** Whether reads can be confined by the kernel here; probed once per layer. */
+  readonly landlock: Effect.Effect<Landlock>
+  /** The shell commands run under; resolved once per layer. */
+  readonly shell: Effect.Effect<Shell>
+  /**
+   * A fresh run id, `<host pid>-<host start time>-<layer><random>` in base 36: unique across hosts,
+   * layers and calls, and a later host can tell from it whether the owner of a leftover is gone.
+   */
+  readonly runId: Effect.Effect<string>
+  /** Starts a process in the current scope; closing the scope stops it (a tree: the whole tree). */
+  readonly start: (command: Command) => Effect.Effect<Process, ToolError.ToolSpawnFailed, Scope.Scope>
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class Supervisor extends Context.Tag("@toolcap/tools/Supervisor")<Supervisor, SupervisorService>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** `group` forces the group tier; default: `TOOLCAP_CONTAINMENT`, else cgroup where it works. */
+  readonly containment?: Tier | undefined
+  /** `prologue` forces the prologue entry; default: `TOOLCAP_CGROUP_ENTRY`, else the launcher where it works. */
+  readonly cgroupEntry?: CgroupEntry | undefined
+  /**
+   * Whether the launcher entry keeps a launcher server from the layer's second launch on
+   * (default true; false starts the launcher per call from the host, as a host that wants no
+   * extra process would).
+   */
+  readonly launcherServer?: boolean | undefined
+}
+
+/**
+ * A supervisor in the current scope; closing the scope ends its launcher server and watchdog.
+ * Building it starts nothing: the tier, the shell and Landlock are decided on first use.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options?: Options) => Effect.Effect<SupervisorService, never, Scope.Scope> = Real.make
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<Supervisor> =>
+  Layer.scoped(Supervisor, make(options))

@@ -1,0 +1,209 @@
+/**
+ * The cgroup tier: a child cgroup per call under the parent `detect` found (./cgroup.ts), the shell
+ * inside it from its first instruction — created there by the native launcher (through the layer's
+ * launcher server from its second launch on, ./launcherServer.ts) or moved in by the prologue.
+ * Stopping reads the members from the cgroup and ends with removing it. The parent outlives the
+ * layer's last call by a short linger, so calls back to back do not make and remove it each time.
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { ToolError } from "@toolcap/limits"
+import type { Command, Containment } from "../../Supervisor.js"
+import * as Cgroup from "./cgroup.js"
+import * as Launch from "./launch.js"
+import * as Launcher from "./launcherServer.js"
+import type { Watchdog } from "./lifeline.js"
+import { nothingStopped, terminate } from "./terminate.js"
+import type { Tier } from "./tier.js"
+
+/**
+ * How long the parent outlives this layer's last call: calls back to back reuse it instead of
+ * making and removing it around each one (two more cgroup operations per call).
+ */
+const PARENT_LINGER_MS = 100
+
+/** How long closing the layer waits for its launcher server to exit (it exits when its stdin closes). */
+const SERVER_EXIT_WAIT_MS = 1000
+
+/** @internal */
+export interface Options {
+  readonly parent: string
+  readonly entry: Cgroup.Entry
+  /** Run ids starting with it are this layer's: one standing lifeline rule covers all their cgroups. */
+  readonly runIdPrefix: string
+  readonly launcherServer: boolean
+  readonly watchdog: Watchdog
+  readonly containment: Containment
+}
+
+const noop = () => {}
+
+/**
+ * The tier in the layer's scope: closing it ends the launcher server and removes the parent when
+ * no call of any host is in it.
+ *
+ * @internal
+ */
+export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { entry, parent, watchdog } = options
+    const layerScope = yield* Effect.scope
+    // the launcher server, started from the layer's second launch on (a host that makes one call
+    // starts none)
+    let server: Launcher.Server | undefined
+    let launches = 0
+    let closed = false
+    const startServer = () => {
+      if (closed || (server !== undefined && Launcher.usable(server))) return
+      try {
+        server = Launcher.start()
+      } catch {
+        server = undefined
+      }
+    }
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        const child = server?.child
+        if (server !== undefined) Launcher.dismiss(server)
+        server = undefined
+        Cgroup.releaseParent(parent)
+        if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Effect.void
+        return Effect.async<void>((resume) => void child.once("exit", () => resume(Effect.void))).pipe(
+          Effect.interruptible,
+          Effect.timeoutOption(Duration.millis(SERVER_EXIT_WAIT_MS))
+        )
+      })
+    )
+
+    // the parent's linger: one fiber per burst of calls, not one per call
+    let lastEnd = 0
+    let lingering = false
+    const linger: Effect.Effect<void> = Effect.gen(function* () {
+      for (;;) {
+        const due = lastEnd + PARENT_LINGER_MS
+        const now = yield* Clock.currentTimeMillis
+        if (now >= due) break
+        yield* Effect.sleep(Duration.millis(due - now))
+      }
+      lingering = false
+      Cgroup.releaseParent(parent)
+    })
+    const releaseParentSoon = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      lastEnd = now
+      if (lingering) return Effect.void
+      lingering = true
+      // interruptible, though forked from a release: closing the layer must not wait the linger out
+      return Effect.asVoid(Effect.forkIn(Effect.interruptible(linger), layerScope))
+    })
+
+    /** The server and the fields of this call when the server takes it, else undefined. */
+    const serve = (dir: string, command: Command, env: Readonly<Record<string, string | undefined>>) => {
+      if (!options.launcherServer) return undefined
+      // after this launch is on its way
+      if (++launches >= 2 && (server === undefined || !Launcher.usable(server))) setImmediate(startServer)
+      const ready = server
+      if (ready === undefined || !Launcher.usable(ready)) return undefined
+      const fields = Launcher.request(dir, command.cwd, command.file, command.args, env)
+      return fields === undefined ? undefined : { server: ready, fields }
+    }
+
+    const tier: Tier = {
+      containment: options.containment,
+      launch: (command, tree, env) =>
+        Effect.gen(function* () {
+          const dir = Cgroup.create(parent, tree.runId)
+          if (dir === undefined) {
+            return yield* Launch.spawnFailed(command.file, command.cwd, "could not create the call's cgroup")
+          }
+          // registered before the spawn: a host that dies right after it still has its lifeline. A run
+          // id of this layer is covered by one standing registration of all its call cgroups (no
+          // message to the watchdog per call); any other is registered for the call's life.
+          const unregisterCgroup = tree.runId.startsWith(options.runIdPrefix)
+            ? (watchdog.registerStanding({ kind: "cgs", parent, prefix: options.runIdPrefix }), noop)
+            : watchdog.register({ kind: "cg", dir })
+          const removeCgroup = (waitMs: number) =>
+            Effect.flatMap(Cgroup.removeDir(dir, waitMs), (removed) =>
+              Effect.sync(() => removed && unregisterCgroup())
+            )
+          // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
+          // the shell's status); the members, stopping and the report come from the cgroup either way
+          const launched = entry === "launcher"
+          const run = Cgroup.command(entry, dir, command.file, command.args)
+          const spawnHere = Launch.spawn({
+            file: run.file,
+            args: run.args,
+            cwd: command.cwd,
+            env,
+            stdin: command.stdin,
+            // through the launcher the command gets its session from the launcher (one new
+            // session per call, not two)
+            detached: !launched,
+            name: command.file
+          })
+          const served = launched && command.stdin === undefined ? serve(dir, command, env) : undefined
+          const started = yield* (
+            served === undefined ? spawnHere : callServer(served, spawnHere, command)
+          ).pipe(Effect.tapError(() => removeCgroup(0)))
+          return {
+            ...started,
+            stop: () =>
+              Effect.gen(function* () {
+                // the common end, every member gone: the kernel removes only an empty cgroup, so one
+                // successful removal is the whole stop (no listing of members)
+                let stopped = nothingStopped
+                if (Cgroup.removeIfEmpty(dir)) {
+                  unregisterCgroup()
+                  yield* releaseParentSoon
+                } else {
+                  stopped = yield* terminate(Cgroup.treeOps(dir), tree)
+                  // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
+                  // for (the lifeline keeps it registered, the watchdog retries when the host ends)
+                  yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+                }
+                // the launcher (outside the cgroup) ends right after its child: waited for, so closing
+                // the scope leaves no process of the call behind
+                if (launched && started.exit.status() === undefined) {
+                  yield* Effect.interruptible(Launch.awaitExit(started.exit)).pipe(
+                    Effect.timeoutOption(Duration.millis(tree.killWaitMs))
+                  )
+                }
+                return stopped
+              })
+          }
+        })
+    }
+    return tier
+  })
+
+/**
+ * Hands the call to the launcher server; `spawnHere` when the server started nothing. A server
+ * that goes away while the call waits fails it: the command may have started (its cgroup, still
+ * the call's, is stopped by the caller).
+ */
+const callServer = (
+  served: { readonly server: Launcher.Server; readonly fields: ReadonlyArray<string> },
+  spawnHere: Effect.Effect<Launch.Launched, ToolError.ToolSpawnFailed>,
+  command: Command
+): Effect.Effect<Launch.Launched, ToolError.ToolSpawnFailed> =>
+  Effect.flatten(
+    Effect.async<Effect.Effect<Launch.Launched, ToolError.ToolSpawnFailed>>((resume) => {
+      Launcher.call(served.server, served.fields, (answer) => {
+        if (answer === "not started") resume(Effect.succeed(spawnHere))
+        else if (answer instanceof Error) {
+          resume(Effect.succeed(Effect.fail(Launch.spawnFailed(command.file, command.cwd, answer.message))))
+        } else {
+          // the exit may come in the same read as the start: listened for before anything else
+          const exit = Launch.exitLatch()
+          answer.once("exit", (code, signal) => exit.settle({ code, signal }))
+          resume(
+            Effect.succeed(
+              Effect.succeed({ pid: answer.pid, stdout: answer.stdout, stderr: answer.stderr, exit })
+            )
+          )
+        }
+      })
+    })
+  )

@@ -1,0 +1,88 @@
+/**
+ * The group tier: the tree runs in a session and process group of its own and carries the cookie;
+ * stopping finds it by group, cookie and parent links (./group.ts). Where no cgroup can be made.
+ */
+import * as Effect from "effect/Effect"
+import { Procfs } from "@toolcap/spill"
+import type { Containment } from "../../Supervisor.js"
+import { ownerOf } from "./cgroup.js"
+import * as Group from "./group.js"
+import * as Launch from "./launch.js"
+import type { Watchdog } from "./lifeline.js"
+import * as Proc from "./process.js"
+import { nothingStopped, terminate } from "./terminate.js"
+import type { Tier } from "./tier.js"
+
+/** @internal */
+export const make = (watchdog: Watchdog, containment: Containment): Tier => ({
+  containment,
+  launch: (command, tree, env) =>
+    Effect.gen(function* () {
+      // the cookie is known before the spawn, the process group only after it: until then the
+      // cookie alone names the tree (a host killed while the shell already runs)
+      const unregisterCookie = watchdog.register({ kind: "pg", pgid: undefined, cookie: tree.runId })
+      const launched = yield* Launch.spawn({
+        file: command.file,
+        args: command.args,
+        cwd: command.cwd,
+        env,
+        stdin: command.stdin,
+        detached: true,
+        name: command.file
+      }).pipe(Effect.tapError(() => Effect.sync(unregisterCookie)))
+      // still readable here: the child is reaped only after the spawn event; tells the root from a reused pid
+      const rootStartTime = Procfs.startTimeOf(launched.pid)
+      const unregisterGroup = watchdog.register({ kind: "pg", pgid: launched.pid, cookie: tree.runId })
+      const unregister = () => {
+        unregisterGroup()
+        unregisterCookie()
+      }
+      return {
+        ...launched,
+        stop: (facts) =>
+          Effect.suspend(() => {
+            // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
+            // process of the tree is known to be left and no scan of /proc is needed
+            if (facts.exited && facts.drained && Proc.probe(-launched.pid) === "gone") {
+              unregister()
+              return Effect.succeed(nothingStopped)
+            }
+            return Effect.tap(
+              terminate(Group.treeOps({ rootPid: launched.pid, runId: tree.runId, rootStartTime }), tree),
+              (stopped) => Effect.sync(() => stopped.survivors.length === 0 && unregister())
+            )
+          })
+      }
+    })
+})
+
+/** Processes whose environment is read between two yields of the background cookie sweep. */
+const SWEEP_SLICE = 100
+
+/**
+ * The group tier's startup sweep: SIGKILL to every process carrying the cookie of a run whose host
+ * is gone; the number stopped. It yields between slices so a host's first calls are not held up.
+ *
+ * @internal
+ */
+export const sweepCookies: Effect.Effect<number> = Effect.gen(function* () {
+  let stopped = 0
+  let seen = 0
+  const ownerAlive = new Map<string, boolean>()
+  for (const info of Procfs.listProcesses()) {
+    if (++seen % SWEEP_SLICE === 0) yield* Effect.yieldNow()
+    if (info.state === "Z" || info.state === "X") continue
+    const runId = Procfs.environValue(info, Group.cookieVariable)
+    if (runId === null) continue
+    const owner = ownerOf(runId)
+    if (owner === undefined) continue
+    const key = `${owner.pid}:${owner.startTime}`
+    let alive = ownerAlive.get(key)
+    if (alive === undefined) {
+      alive = Procfs.isRunning(owner.pid, owner.startTime)
+      ownerAlive.set(key, alive)
+    }
+    if (!alive && Proc.sendSignal(info.pid, "SIGKILL") === "sent") stopped++
+  }
+  return stopped
+})
