@@ -123,7 +123,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       (random) => `probe.${process.pid}.${random.toString(36)}`
     )
 
-    const forkSweep = Effect.asVoid(Effect.forkIn(TierGroup.sweepCookies, layerScope))
+    const forkSweep = Effect.asVoid(Effect.forkIn(Effect.interruptible(TierGroup.sweepCookies), layerScope))
     /** The tier, and the startup sweep of what dead hosts left behind (cookies: in the background). */
     const decide: Effect.Effect<Tier> = Effect.gen(function* () {
       const forcedGroup =

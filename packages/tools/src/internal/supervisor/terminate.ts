@@ -123,6 +123,9 @@ export const terminate = <M extends Member>(
       live = stoppable(live)
     }
     yield* waitUntil((yield* Clock.currentTimeMillis) + options.killWaitMs, killNew)
+    // the last look: a member the SIGKILL ended since the last poll (all of them, with no wait
+    // after it) is no survivor
+    if (live.length > 0) live = stoppable((yield* ops.poll(live)).live)
     return {
       signalled: sorted(signalled),
       killed: sorted(killed),
