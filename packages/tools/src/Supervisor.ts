@@ -19,6 +19,9 @@
  * (which stops what is left if the host dies), the cgroup parent kept between calls, the host's
  * identity. Closing the layer leaves no process. Run ids come from `Random`, time from `Clock`.
  *
+ * `layerTest` is a supervisor over scripted processes, for the laws of supervision under
+ * `TestClock` (see `internal/supervisor/fake.ts`).
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -29,6 +32,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { ToolError } from "@toolcap/limits"
+import * as Fake from "./internal/supervisor/fake.js"
 import * as Group from "./internal/supervisor/group.js"
 import * as Real from "./internal/supervisor/supervisor.js"
 
@@ -269,3 +273,70 @@ export const make: (options?: Options) => Effect.Effect<SupervisorService, never
  */
 export const layer = (options: Options = {}): Layer.Layer<Supervisor> =>
   Layer.scoped(Supervisor, make(options))
+
+/**
+ * A scripted process of the fake supervisor (`layerTest`). Times are milliseconds after the start,
+ * on the `Clock`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedProcess {
+  /** What it writes, when. */
+  readonly output?: ReadonlyArray<{
+    readonly at: number
+    readonly stream: "stdout" | "stderr"
+    readonly data: Uint8Array | string
+  }>
+  /** When it exits by itself and with which code; never when omitted. */
+  readonly exitAt?: { readonly at: number; readonly code: number } | undefined
+  /** What SIGTERM does: it dies `afterMs` later (default at once), or it is ignored. */
+  readonly onTerm?: { readonly afterMs: number } | "ignore" | undefined
+  /** SIGKILL kills it, unless it is stuck (uninterruptible sleep): then it survives. */
+  readonly stuck?: boolean | undefined
+  /** Other members of its tree (a child keeps running after the main process exits). */
+  readonly children?: ReadonlyArray<ScriptedChild> | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedChild {
+  readonly exitAt?: number | undefined
+  readonly onTerm?: { readonly afterMs: number } | "ignore" | undefined
+  readonly stuck?: boolean | undefined
+  /** It holds the output pipes open until it dies (they end when the last holder is gone). */
+  readonly holdsPipes?: boolean | undefined
+  /** It left the tree (`setsid` + scrubbed environment): never signalled, holding the pipes. */
+  readonly escaped?: boolean | undefined
+}
+
+/**
+ * What the fake did, for assertions: a tree started, a signal reached a member, a member died.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FakeEvent =
+  | { readonly _tag: "Started"; readonly at: number; readonly pids: ReadonlyArray<number> }
+  | {
+      readonly _tag: "Signal"
+      readonly at: number
+      readonly pid: number
+      readonly signal: "SIGTERM" | "SIGKILL"
+    }
+  | { readonly _tag: "Died"; readonly at: number; readonly pid: number }
+
+/**
+ * A supervisor over scripted processes under the `Clock` (use `TestClock`): `script` gives each
+ * started command its behaviour, `onEvent` sees what happened. Stopping, draining and reporting
+ * are the real supervisor's; only the processes are fake. Its trees report the `group` tier.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTest = (options: {
+  readonly script: (command: Command) => ScriptedProcess
+  readonly onEvent?: ((event: FakeEvent) => void) | undefined
+}): Layer.Layer<Supervisor> => Layer.scoped(Supervisor, Fake.make(options))
