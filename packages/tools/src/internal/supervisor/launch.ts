@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { ToolError } from "@toolcap/limits"
+import type { ExitStatus } from "../../Supervisor.js"
 import type { Source } from "./pipe.js"
 import * as Proc from "./process.js"
 
@@ -16,16 +17,16 @@ import * as Proc from "./process.js"
  * @internal
  */
 export interface ExitLatch {
-  readonly status: () => Proc.ExitStatus | undefined
-  readonly settle: (status: Proc.ExitStatus) => void
+  readonly status: () => ExitStatus | undefined
+  readonly settle: (status: ExitStatus) => void
   /** Calls `callback` once the process exited (at once when it has). */
-  readonly onExit: (callback: (status: Proc.ExitStatus) => void) => void
+  readonly onExit: (callback: (status: ExitStatus) => void) => void
 }
 
 /** @internal */
 export const exitLatch = (): ExitLatch => {
-  let settled: Proc.ExitStatus | undefined
-  const waiting: Array<(status: Proc.ExitStatus) => void> = []
+  let settled: ExitStatus | undefined
+  const waiting: Array<(status: ExitStatus) => void> = []
   return {
     status: () => settled,
     settle: (status) => {
@@ -38,8 +39,8 @@ export const exitLatch = (): ExitLatch => {
 }
 
 /** Completes when the latch's process exited. @internal */
-export const awaitExit = (latch: ExitLatch): Effect.Effect<Proc.ExitStatus> =>
-  Effect.async<Proc.ExitStatus>((resume) => latch.onExit((status) => resume(Effect.succeed(status))))
+export const awaitExit = (latch: ExitLatch): Effect.Effect<ExitStatus> =>
+  Effect.async<ExitStatus>((resume) => latch.onExit((status) => resume(Effect.succeed(status))))
 
 /** @internal */
 export interface Launched {

@@ -6,21 +6,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
-
-/** @internal */
-export type StreamName = "stdout" | "stderr"
-
-/** @internal */
-export interface ExitStatus {
-  readonly code: number | null
-  readonly signal: string | null
-}
-
-/** @internal */
-export interface Shell {
-  readonly file: string
-  readonly name: "bash" | "sh"
-}
+import type { Shell } from "../../Supervisor.js"
 
 const executable = (file: string): boolean => {
   try {
