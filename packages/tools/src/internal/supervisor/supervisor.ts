@@ -8,7 +8,7 @@ import * as Random from "effect/Random"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolError } from "@toolcap/limits"
-import type { Command, Options, Process, SupervisorService } from "../../Supervisor.js"
+import type { Command, Options, Process, Shell, SupervisorService } from "../../Supervisor.js"
 import * as Cgroup from "./cgroup.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
@@ -52,12 +52,15 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
     const layerTag = (yield* Random.nextIntBetween(0, 36 ** LAYER_TAG_CHARS))
       .toString(36)
       .padStart(LAYER_TAG_CHARS, "0")
-    const runIdPrefix = yield* Effect.cached(
-      Effect.sync(() => {
+    // read on first use, then kept: a plain value per call, no memoised effect to run
+    let hostPrefix: string | undefined
+    const runIdPrefix = Effect.sync(() => {
+      if (hostPrefix === undefined) {
         const host = Proc.hostIdentity()
-        return `${host.pid.toString(36)}-${Number(host.startTime ?? 0).toString(36)}-${layerTag}`
-      })
-    )
+        hostPrefix = `${host.pid.toString(36)}-${Number(host.startTime ?? 0).toString(36)}-${layerTag}`
+      }
+      return hostPrefix
+    })
     const runId = Effect.flatMap(runIdPrefix, (prefix) =>
       Effect.zipWith(
         Random.nextIntBetween(0, 0x7fffffff),
@@ -158,14 +161,19 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         }
       }).pipe(Scope.extend(layerScope))
     })
-    const tier = yield* Effect.cached(decide)
+    const decideOnce = yield* Effect.cached(decide)
+    let decided: Tier | undefined
+    const tier = Effect.suspend(() =>
+      decided !== undefined ? Effect.succeed(decided) : Effect.tap(decideOnce, (chosen) => (decided = chosen))
+    )
 
     const landlock = yield* Effect.cached(
       Landlock.detect((file, args) =>
         runToEnd(file, args).pipe(Effect.mapError((error) => new Error(error.reason)))
       )
     )
-    const shell = yield* Effect.cached(Effect.sync(Proc.findShell))
+    let found: Shell | undefined
+    const shell = Effect.sync(() => (found ??= Proc.findShell()))
 
     return {
       containment: Effect.map(tier, (chosen) => chosen.containment),
