@@ -2,15 +2,16 @@
  * Vercel AI SDK (`ai` 6.x) tools built from the same definitions: description and input JSON
  * schema rendered from the budgets, `execute` running the Effect host's tool (a Promise API host
  * is accepted for the Effect host underneath it). `execute` resolves to the
- * wire `Outcome` (errors are values here too); the model sees `ModelOutput`: Bash's bounded
- * combined text, the other results as JSON, a tool error as error text led by its stable `code`.
+ * wire `Outcome` (errors are values here too); the model sees `ModelOutput`'s plain text: Read's
+ * lines, Grep's and Glob's lines, Bash's bounded combined text, a tool error as error text led by
+ * its stable `code`.
  * The SDK's `abortSignal` stops the call (Bash: the whole process tree). Bash streams: while it
  * runs, `execute` yields preliminary results (`{ ok: true, result: { running: true, stdout,
  * stderr } }`, the newest output of each stream, bounded) before the final outcome.
  *
  * @since 0.1.0
  */
-import type { JSONValue, Tool } from "ai"
+import type { Tool } from "ai"
 import * as Effect from "effect/Effect"
 import type { Bash } from "@toolcap/tools"
 import * as Optional from "./internal/optional.js"
@@ -27,26 +28,25 @@ import type * as ToolHost from "./ToolHost.js"
 export interface ToolsOptions {
   /** Receives Bash's stdout/stderr chunks while it runs (e.g. to render them in a UI). */
   readonly onChunk?: ((chunk: Bash.BashChunk) => void) | undefined
+  /** How results read as text for the model (Read's line numbers). */
+  readonly text?: ModelOutput.TextOptions | undefined
 }
 
 /**
- * What the model sees of an outcome (see `ModelOutput`): Bash's bounded combined text, the other
- * tools' results as JSON, an error as error text with its code.
+ * What the model sees of an outcome (see `ModelOutput`): the tool's plain text (Read's lines,
+ * Grep's and Glob's lines, Bash's bounded combined text), an error as error text with its code.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const toModelOutput = (
   toolName: string,
-  outcome: Outcome.Outcome
-):
-  | { readonly type: "text" | "error-text"; readonly value: string }
-  | { readonly type: "json"; readonly value: JSONValue } => {
-  if (!outcome.ok) return { type: "error-text", value: ModelOutput.errorText(outcome.error) }
-  return toolName === "Bash"
-    ? { type: "text", value: ModelOutput.text(toolName, outcome) }
-    : { type: "json", value: outcome.result as JSONValue }
-}
+  outcome: Outcome.Outcome,
+  options: ModelOutput.TextOptions = {}
+): { readonly type: "text" | "error-text"; readonly value: string } =>
+  outcome.ok
+    ? { type: "text", value: ModelOutput.text(toolName, outcome, options) }
+    : { type: "error-text", value: ModelOutput.errorText(outcome.error) }
 
 /**
  * What a running Bash call yields before its result: the newest output of each stream so far,
@@ -154,7 +154,7 @@ export const tools = async (
               streamBash(host, input, abortSignal, toolCallId, options.onChunk)
           : (input, { abortSignal, toolCallId }) =>
               callOutcome(host, def.name, input, { signal: abortSignal, callId: toolCallId }),
-      toModelOutput: ({ output }) => toModelOutput(def.name, output)
+      toModelOutput: ({ output }) => toModelOutput(def.name, output, options.text)
     })
   ])
   return Object.fromEntries(entries) as Record<ToolDefs.ToolName, Tool<unknown, Outcome.Outcome>>

@@ -105,12 +105,19 @@ describe("AiSdk.tools", () => {
     assert.match(String(seen.value), /^TOOL_INVALID_INPUT: /)
   })
 
-  it("Read through the mock model returns the byte-faithful window as JSON", async () => {
+  it("Read through the mock model gives the model the file's lines as plain text, not JSON", async () => {
     const model = modelCalling("Read", { path: "notes.txt" })
     await generateText({ model, prompt: "read", tools: await AiSdk.tools(host), stopWhen: stepCountIs(3) })
     const seen = seenByModel(model)
-    assert.strictEqual(seen.type, "json")
-    assert.strictEqual((seen.value as { content: string }).content, "alpha\nbeta\n")
+    assert.strictEqual(seen.type, "text")
+    assert.strictEqual(seen.value, "alpha\nbeta\n")
+  })
+
+  it("with lineNumbers the model reads Read's lines numbered as cat -n does", async () => {
+    const model = modelCalling("Read", { path: "notes.txt" })
+    const tools = await AiSdk.tools(host, { text: { lineNumbers: true } })
+    await generateText({ model, prompt: "read", tools, stopWhen: stepCountIs(3) })
+    assert.deepStrictEqual(seenByModel(model), { type: "text", value: "     1\talpha\n     2\tbeta" })
   })
 })
 

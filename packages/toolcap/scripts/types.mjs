@@ -59,7 +59,9 @@ export interface ToolHostOptions {
   readonly sessionId: string
   /** Directories outside the workspace the tools may reach. */
   readonly approvedExternalRoots?: ReadonlyArray<string> | undefined
-  /** Per-field overrides of the spec's limit table. */
+  /** The preset of budgets: \`spec\` (the spec's limit table, the default) or \`compact\`. */
+  readonly profile?: "spec" | "compact" | undefined
+  /** Per-field overrides of the preset's budgets. */
   readonly budgets?: Partial<Record<BudgetField, number>> | undefined
   /** SQLite file of the checkpoint store; default \`<dataDir>/checkpoints.sqlite\`. */
   readonly checkpointFile?: string | undefined
@@ -114,8 +116,16 @@ export interface PromiseToolHost {
   readonly checkpoint: (transcript: unknown, options?: CheckpointOptions) => Promise<ToolOutcome<StoredCheckpoint>>
   /** The newest persisted checkpoint of this session (\`result: null\` when there is none). */
   readonly latestCheckpoint: () => Promise<ToolOutcome<StoredCheckpoint | null>>
+  /** What the model reads of an outcome of \`tool\`: plain text (Read's lines, Grep's and Glob's lines, Bash's output, or \`CODE: message\`). */
+  readonly modelText: (tool: string, outcome: ToolOutcome, options?: TextOptions) => string
   /** Ends the session: stops running calls, removes the scratch directory. */
   readonly close: () => Promise<void>
+}
+
+/** How results read as text for the model. */
+export interface TextOptions {
+  /** Read: prefix each line with its number and a tab, as \`cat -n\` does (default false). */
+  readonly lineNumbers?: boolean | undefined
 }
 
 export interface StdioOptions extends ToolHostOptions {
@@ -137,6 +147,8 @@ export interface RunningServer {
 export interface AiSdkToolsOptions {
   /** Receives Bash's stdout/stderr chunks while it runs (e.g. to render them in a UI). */
   readonly onChunk?: ((chunk: BashChunk) => void) | undefined
+  /** How results read as text for the model (Read's line numbers). */
+  readonly text?: TextOptions | undefined
 }
 
 /** Starts a tool host; rejects when the workspace is not a directory or an option is invalid. */
