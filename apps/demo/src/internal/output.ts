@@ -58,6 +58,13 @@ export const printLine = (value: unknown): Effect.Effect<void> =>
     Effect.sync(() => writeLine(value))
   )
 
+/** Prints a text as it is (a line break added when it has none at its end), after any streamed line. @internal */
+export const printText = (text: string): Effect.Effect<void> =>
+  Effect.zipRight(
+    stdoutFlushed,
+    Effect.sync(() => writeAllSync(1, text.endsWith("\n") ? text : `${text}\n`))
+  )
+
 /**
  * Writes one streamed line; completes once stdout can take more, so the producer (Bash's pipe
  * reader) waits for a slow reader instead of queueing without bound. @internal
