@@ -77,6 +77,9 @@ interface Segment {
 
 /** Bytes `[from, to)` out of segments in stream order (each wholly or partly inside the range). */
 const readSegments = (segments: ReadonlyArray<Segment>, from: number, to: number): Uint8Array => {
+  // most ranges lie within one read: a view of it, not a copy
+  const within = segments.find((segment) => segment.at <= from && to <= segment.at + segment.bytes.length)
+  if (within !== undefined) return within.bytes.subarray(from - within.at, to - within.at)
   const out = new Uint8Array(to - from)
   for (const segment of segments) {
     const start = Math.max(from, segment.at)
