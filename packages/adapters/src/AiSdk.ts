@@ -1,5 +1,5 @@
 /**
- * Vercel AI SDK (`ai` 6.x) tools built from the same definitions: description and input JSON
+ * Vercel AI SDK (`ai` 6 or 7, an optional peer loaded on first use) tools built from the same definitions: description and input JSON
  * schema rendered from the budgets, `execute` running the Effect host's tool (a Promise API host
  * is accepted for the Effect host underneath it). `execute` resolves to the
  * wire `Outcome` (errors are values here too); the model sees `ModelOutput`: Bash's bounded
