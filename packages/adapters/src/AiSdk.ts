@@ -1,12 +1,12 @@
 /**
- * Vercel AI SDK (`ai` 6 or 7, an optional peer loaded on first use) tools built from the same definitions: description and input JSON
- * schema rendered from the budgets, `execute` running the Effect host's tool (a Promise API host
- * is accepted for the Effect host underneath it). `execute` resolves to the
- * wire `Outcome` (errors are values here too); the model sees `ModelOutput`: Bash's bounded
- * combined text, the other results as JSON, a tool error as error text led by its stable `code`.
- * The SDK's `abortSignal` stops the call (Bash: the whole process tree). Bash streams: while it
- * runs, `execute` yields preliminary results (`{ ok: true, result: { running: true, stdout,
- * stderr } }`, the newest output of each stream, bounded) before the final outcome.
+ * Vercel AI SDK tools (`ai` 6 or 7, an optional peer loaded on first use) built from the same
+ * definitions: description and input JSON schema rendered from the budgets, `execute` running the
+ * Effect host's tool (a Promise API host is accepted for the Effect host underneath it). `execute`
+ * resolves to the wire `Outcome` (errors are values here too); the model sees `ModelOutput`:
+ * Bash's bounded combined text, the other results as JSON, a tool error as error text led by its
+ * stable `code`. The SDK's `abortSignal` stops the call (Bash: the whole process tree). Bash
+ * streams: while it runs, `execute` yields preliminary results (`{ ok: true, result: { running:
+ * true, stdout, stderr } }`, the newest output of each stream, bounded) before the final outcome.
  *
  * @since 0.1.0
  */
