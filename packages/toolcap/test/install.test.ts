@@ -418,6 +418,24 @@ console.log(JSON.stringify({ ai, checkpoint }))
     assert.include(checkpoint.error.message, "npm install better-sqlite3")
   })
 
+  it("npx toolcap checkpoint build without the SQLite driver: one JSON line naming it, exit 2", async () => {
+    const transcript = writeIn(
+      project,
+      "transcript.json",
+      JSON.stringify({ messages: [{ role: "user", id: "u1", text: "hi" }] })
+    )
+    const built = await run(
+      "npx",
+      ["--no", "toolcap", "checkpoint", "build", transcript, "--session", "s1", "--data-dir", dataDir],
+      project
+    )
+    assert.strictEqual(built.code, 2, built.stderr)
+    const line = JSON.parse(built.stdout) as Outcome
+    assert.strictEqual(line.error.code, "CHECKPOINT_STORE_FAILED")
+    assert.include(line.error.message, "needs the optional package better-sqlite3, which is not installed")
+    assert.include(line.error.message, "npm install better-sqlite3")
+  })
+
   it("npx toolcap mcp without the MCP SDK: one line naming it, exit 1, no stack", async () => {
     const mcp = await run("npx", ["--no", "toolcap", "mcp", "--data-dir", dataDir], project)
     assert.strictEqual(mcp.code, 1)
