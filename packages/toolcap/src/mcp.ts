@@ -4,9 +4,12 @@
  *
  * @since 0.1.0
  */
+import { OptionalPeer } from "@toolcap/adapters"
 import * as Mcp from "@toolcap/adapters/Mcp"
 import type { Readable, Writable } from "node:stream"
 import type { ToolHostOptions } from "./Host.js"
+
+const sdk = "@modelcontextprotocol/sdk"
 
 /**
  * @since 0.1.0
@@ -40,4 +43,8 @@ export interface RunningServer {
  * @since 0.1.0
  * @category constructors
  */
-export const serveStdio: (options: StdioOptions) => Promise<RunningServer> = Mcp.serveStdio
+export const serveStdio = async (options: StdioOptions): Promise<RunningServer> => {
+  // inside the server's fiber a missing SDK would only end the server: the host is told here
+  await OptionalPeer.load(sdk, "the MCP server", () => import("@modelcontextprotocol/sdk/server/index.js"))
+  return Mcp.serveStdio(options)
+}

@@ -403,17 +403,20 @@ describe("toolcap installed without its optional peers", () => {
       "peers.mjs",
       `import { createToolHost } from "toolcap"
 import { aiSdkTools } from "toolcap/ai"
+import { serveStdio } from "toolcap/mcp"
 const host = await createToolHost({ workspace: process.cwd(), dataDir: ${JSON.stringify(dataDir)}, sessionId: "peers" })
 const ai = await aiSdkTools(host).then(() => "loaded", (error) => error.message)
+const mcp = await serveStdio({ workspace: process.cwd(), dataDir: ${JSON.stringify(dataDir)}, sessionId: "peers-mcp" }).then(() => "served", (error) => error.message)
 const checkpoint = await host.checkpoint({ messages: [{ role: "user", id: "u1", text: "hi" }] })
 await host.close()
-console.log(JSON.stringify({ ai, checkpoint }))
+console.log(JSON.stringify({ ai, mcp, checkpoint }))
 `
     )
     const { stdout } = await succeed(process.execPath, [script], project)
-    const { ai, checkpoint } = JSON.parse(stdout) as { ai: string; checkpoint: Outcome }
+    const { ai, mcp, checkpoint } = JSON.parse(stdout) as { ai: string; mcp: string; checkpoint: Outcome }
     assert.include(ai, "needs the optional package ai, which is not installed")
     assert.include(ai, "npm install ai")
+    assert.include(mcp, "needs the optional package @modelcontextprotocol/sdk, which is not installed")
     assert.strictEqual(checkpoint.error.code, "CHECKPOINT_STORE_FAILED")
     assert.include(checkpoint.error.message, "npm install better-sqlite3")
   })
