@@ -449,6 +449,18 @@ console.log(JSON.stringify({ ai, mcp, checkpoint }))
     )
   })
 
+  it("npx toolcap doctor on a broken install (ripgrep's binary gone): ripgrep broken, exit 1", async () => {
+    const rg = path.join(project, "node_modules", "@vscode", `ripgrep-linux-${process.arch}`, "bin", "rg")
+    fs.renameSync(rg, `${rg}.moved`)
+    try {
+      const doctor = await run("npx", ["--no", "toolcap", "doctor"], project)
+      assert.strictEqual(doctor.code, 1, doctor.stdout)
+      assert.match(doctor.stdout, /^ripgrep\s+broken\s+Grep failed: /m)
+    } finally {
+      fs.renameSync(`${rg}.moved`, rg)
+    }
+  })
+
   it("no shipped declaration names a module outside the package or an absolute path", () => {
     const dist = path.join(project, "node_modules", "toolcap", "dist")
     const declarations = fs
