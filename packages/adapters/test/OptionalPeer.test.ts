@@ -35,22 +35,19 @@ packageDir("peer-built-for-nothing", {
 /** `require` as from a file of the temp dir, so its node_modules is searched. */
 const requireHere = createRequire(path.join(dirs.root, "host.js"))
 
-const failure = (load: () => unknown): unknown => {
+/** What loading the package `name` as the peer of "the test feature" throws. */
+const loadFailure = (name: string): unknown => {
   try {
-    load()
+    OptionalPeer.loadSync(name, "the test feature", () => requireHere(name))
   } catch (error) {
     return error
   }
-  throw new Error("it loaded")
+  throw new Error(`${name} loaded`)
 }
 
 describe("OptionalPeer", () => {
   it("a package that is not installed: OptionalPeerMissing, one line naming what to install", () => {
-    const error = failure(() =>
-      OptionalPeer.loadSync("toolcap-absent-peer", "the test feature", () =>
-        requireHere("toolcap-absent-peer")
-      )
-    )
+    const error = loadFailure("toolcap-absent-peer")
     assert.isTrue(OptionalPeer.isOptionalPeerMissing(error))
     const message = (error as Error).message
     assert.strictEqual(
@@ -61,22 +58,14 @@ describe("OptionalPeer", () => {
   })
 
   it("installed but not loading (a native module built for nothing): names what to rebuild", () => {
-    const error = failure(() =>
-      OptionalPeer.loadSync("peer-built-for-nothing", "the test feature", () =>
-        requireHere("peer-built-for-nothing")
-      )
-    )
+    const error = loadFailure("peer-built-for-nothing")
     assert.isTrue(OptionalPeer.isOptionalPeerMissing(error))
     assert.include((error as Error).message, "is installed but could not be loaded")
     assert.include((error as Error).message, "npm rebuild peer-built-for-nothing")
   })
 
   it("installed with a dependency of its own missing: the original error, not a wrong install hint", () => {
-    const error = failure(() =>
-      OptionalPeer.loadSync("peer-with-missing-dependency", "the test feature", () =>
-        requireHere("peer-with-missing-dependency")
-      )
-    )
+    const error = loadFailure("peer-with-missing-dependency")
     assert.isFalse(OptionalPeer.isOptionalPeerMissing(error))
     assert.include((error as Error).message, "toolcap-absent-dependency")
   })
