@@ -179,7 +179,8 @@ beforeAll(async () => {
   await Promise.all(sets.map((set) => install(set, toolcap, sqlite)))
 }, 600_000)
 
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
+// three installs and their npm cache: thousands of files, slow to remove on a busy disk
+afterAll(() => fs.promises.rm(tmp, { recursive: true, force: true }), 300_000)
 
 /** A strict host's code: the core entry always, the AI SDK entry and `ai`'s own types where installed. */
 const consumer = (
