@@ -3,7 +3,7 @@
  * prints exactly one JSON line — `{"ok":true,"result":...}` or `{"ok":false,"error":{"code":...}}`
  * — and exits 0 (ok), 2 (tool error) or 1 (usage error, nothing on stdout). With `--stream`,
  * Bash's chunks come first as NDJSON. Also: `mcp` (MCP server on stdio), `checkpoint build|show`,
- * `session end`, `sweep` and the guided `demo`.
+ * `session end`, `sweep`, the guided `demo` and `doctor`.
  *
  * @since 0.1.0
  */
@@ -25,6 +25,7 @@ import { Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Scratch } from "@toolcap/spill"
 import * as Demo from "./Demo.js"
+import * as Doctor from "./Doctor.js"
 import * as Call from "./internal/call.js"
 import * as McpCommand from "./internal/mcp.js"
 import { resolveDataDir } from "./internal/dataDir.js"
@@ -292,9 +293,15 @@ const demo = Command.make(
     )
 ).pipe(Command.withDescription("A guided tour of every bounded behaviour, on generated data."))
 
+const doctor = Command.make("doctor", {}, () => Doctor.run.pipe(Effect.provide(budgetsLayer))).pipe(
+  Command.withDescription(
+    "Check what this machine gives toolcap: launcher, cgroup, Landlock, ripgrep, SQLite; exits 1 when a part is broken."
+  )
+)
+
 const toolcap = Command.make("toolcap").pipe(
   Command.withDescription("Bounded Read, Glob, Grep and Bash for AI agents."),
-  Command.withSubcommands([call, mcp, checkpoint, session, sweep, ui, demo])
+  Command.withSubcommands([call, mcp, checkpoint, session, sweep, ui, demo, doctor])
 )
 
 const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })
