@@ -9,12 +9,13 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Abort, Budgets, ToolError } from "@toolcap/limits"
-import type { Scratch } from "@toolcap/spill"
+import { Scratch } from "@toolcap/spill"
 import type { BashChunk, BashResult } from "../../Bash.js"
 import * as Supervisor from "../../Supervisor.js"
 import * as Workspace from "../../Workspace.js"
@@ -72,15 +73,17 @@ export const call = (
 
     // chunks are decoded only when someone consumes them
     const decode = options.onChunk !== undefined || options.offer !== undefined
-    const capture = {
-      captureMaxBytes: budgets.captureMaxBytes,
-      captureMaxLines: budgets.captureMaxLines,
-      decode
-    }
+    const scratch = yield* Scratch.Scratch
     const outputs = {
-      stdout: Output.make({ keep: "head", ...capture }),
-      stderr: Output.make({ keep: "tail", ...capture })
+      stdout: Output.forStream("stdout", budgets, scratch, decode),
+      stderr: Output.forStream("stderr", budgets, scratch, decode)
     }
+    // a call that ends without its result (interrupted, a consumer that threw) removes a spill
+    // file it began; this runs after the scope, so after the tree stopped
+    const discardSpills = <A, E>(exit: Exit.Exit<A, E>) =>
+      Exit.isSuccess(exit)
+        ? Effect.void
+        : Effect.sync(() => STREAMS.forEach((stream) => outputs[stream].spill?.discard()))
     // a consumer that throws ends the call with that defect, after the tree stopped
     const consumerFailed = yield* Deferred.make<unknown>()
     let consumerBroken = false
@@ -222,7 +225,7 @@ export const call = (
         if (ran.outcome.kind === "ConsumerFailed") return yield* Effect.die(ran.outcome.error)
         return yield* finish(ran.outcome, status, termination)
       })
-    return yield* options.offer === undefined
-      ? run(undefined)
-      : Effect.scoped(Effect.flatMap(Effect.scope, run))
+    const called =
+      options.offer === undefined ? run(undefined) : Effect.scoped(Effect.flatMap(Effect.scope, run))
+    return yield* Effect.onExit(called, discardSpills)
   })
