@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { JSONValue, Tool } from "ai"
+import type { Tool } from "ai"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
