@@ -72,47 +72,59 @@ const tsProject = (dir: string, compilerOptions: Record<string, unknown>): void 
 const tscCommand = (project: string): string =>
   `node ${JSON.stringify(path.join(packageDir("typescript"), "bin", "tsc"))} -p ${project} --pretty false`
 
+/** What a factory of generated cases is given: the case's id, its title, the group it was added for. */
+interface Variant {
+  readonly id: string
+  readonly title: string
+  readonly group?: string
+}
+
+/** A Bash case of a variant. */
+const bashCase = (variant: Variant, rest: Pick<CorpusCase, "needle" | "setup">): CorpusCase => ({
+  id: variant.id,
+  title: variant.title,
+  kind: "bash",
+  ...(variant.group === undefined ? {} : { group: variant.group }),
+  ...rest
+})
+
 // A flood of unused-variable errors (noUnusedLocals) with one real type error among them: the
 // common shape of a strict build in a codebase that let warnings pile up.
 const TSC_UNUSED_PER_FILE = 5
 
 /** `tsc` over `files` generated modules, the one with the type error at `defectAt` of them in file order. */
-const tscProject = (options: {
-  readonly id: string
-  readonly title: string
-  readonly group?: string
-  readonly files: number
-  readonly defectAt: number
-}): CorpusCase => ({
-  id: options.id,
-  title: options.title,
-  kind: "bash",
-  ...(options.group === undefined ? {} : { group: options.group }),
-  needle: { describe: "the line with `error TS2322`", pattern: /error TS2322/, stream: "stdout" },
-  setup: async ({ workspace }) => {
-    const dir = path.join(workspace, options.id)
-    tsProject(dir, {
-      noUnusedLocals: true,
-      module: "ES2022",
-      moduleResolution: "Bundler",
-      skipLibCheck: true
-    })
-    const defect = Math.floor(options.files * options.defectAt)
-    for (let f = 0; f < options.files; f++) {
-      const body = Array.from(
-        { length: TSC_UNUSED_PER_FILE },
-        (_, u) => `  const unused${u} = ${f * 10 + u}`
-      ).join("\n")
-      const defectLine =
-        f === defect ? `  const port: number = "80${pad(f, 2)}"\n  return port\n` : "  return 0\n"
-      write(
-        path.join(dir, "src", `module${pad(f, 3)}.ts`),
-        `export function run${f}(): number {\n${body}\n${defectLine}}\n`
-      )
-    }
-    return { command: tscCommand(options.id) }
+const tscProject = (
+  options: Variant & {
+    readonly files: number
+    readonly defectAt: number
   }
-})
+): CorpusCase =>
+  bashCase(options, {
+    needle: { describe: "the line with `error TS2322`", pattern: /error TS2322/, stream: "stdout" },
+    setup: async ({ workspace }) => {
+      const dir = path.join(workspace, options.id)
+      tsProject(dir, {
+        noUnusedLocals: true,
+        module: "ES2022",
+        moduleResolution: "Bundler",
+        skipLibCheck: true
+      })
+      const defect = Math.floor(options.files * options.defectAt)
+      for (let f = 0; f < options.files; f++) {
+        const body = Array.from(
+          { length: TSC_UNUSED_PER_FILE },
+          (_, u) => `  const unused${u} = ${f * 10 + u}`
+        ).join("\n")
+        const defectLine =
+          f === defect ? `  const port: number = "80${pad(f, 2)}"\n  return port\n` : "  return 0\n"
+        write(
+          path.join(dir, "src", `module${pad(f, 3)}.ts`),
+          `export function run${f}(): number {\n${body}\n${defectLine}}\n`
+        )
+      }
+      return { command: tscCommand(options.id) }
+    }
+  })
 
 const tscFlood = tscProject({
   id: "tsc-flood",
@@ -198,38 +210,34 @@ const vitestFail: CorpusCase = {
 // in the "failing tests" list after the summary. The failing test is at 70% of the file.
 const NODE_DEFECT_AT = 0.7
 
-const nodeTests = (options: {
-  readonly id: string
-  readonly title: string
-  readonly group?: string
-  readonly tests: number
-}): CorpusCase => ({
-  id: options.id,
-  title: options.title,
-  kind: "bash",
-  ...(options.group === undefined ? {} : { group: options.group }),
-  needle: {
-    describe: "the `actual !== expected` line of the failure (last occurrence: the failing-tests list)",
-    pattern: /^\s+\d+ !== \d+$/,
-    stream: "stdout",
-    pick: "last"
-  },
-  setup: async ({ workspace }) => {
-    const defect = Math.floor(options.tests * NODE_DEFECT_AT)
-    write(
-      path.join(workspace, options.id, "orders.test.mjs"),
-      [
-        `import { test } from "node:test"`,
-        `import assert from "node:assert/strict"`,
-        `const total = (n) => n * 3`,
-        `for (let i = 0; i < ${options.tests}; i++)`,
-        `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
-        ``
-      ].join("\n")
-    )
-    return { command: `node --test --test-reporter=spec ${options.id}/orders.test.mjs` }
+const nodeTests = (
+  options: Variant & {
+    readonly tests: number
   }
-})
+): CorpusCase =>
+  bashCase(options, {
+    needle: {
+      describe: "the `actual !== expected` line of the failure (last occurrence: the failing-tests list)",
+      pattern: /^\s+\d+ !== \d+$/,
+      stream: "stdout",
+      pick: "last"
+    },
+    setup: async ({ workspace }) => {
+      const defect = Math.floor(options.tests * NODE_DEFECT_AT)
+      write(
+        path.join(workspace, options.id, "orders.test.mjs"),
+        [
+          `import { test } from "node:test"`,
+          `import assert from "node:assert/strict"`,
+          `const total = (n) => n * 3`,
+          `for (let i = 0; i < ${options.tests}; i++)`,
+          `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
+          ``
+        ].join("\n")
+      )
+      return { command: `node --test --test-reporter=spec ${options.id}/orders.test.mjs` }
+    }
+  })
 
 const nodeTestFail = nodeTests({
   id: "node-test-fail",
@@ -248,31 +256,27 @@ const nodeTestMedium = nodeTests({
 // failure. The failing test is at 70% of the class.
 const PY_DEFECT_AT = 0.7
 
-const pythonTests = (options: {
-  readonly id: string
-  readonly title: string
-  readonly group?: string
-  readonly tests: number
-}): CorpusCase => ({
-  id: options.id,
-  title: options.title,
-  kind: "bash",
-  ...(options.group === undefined ? {} : { group: options.group }),
-  needle: { describe: "the `AssertionError` line", pattern: /^AssertionError: /, stream: "stderr" },
-  setup: async ({ workspace }) => {
-    const defect = Math.floor(options.tests * PY_DEFECT_AT)
-    const methods = Array.from(
-      { length: options.tests },
-      (_, i) =>
-        `    def test_order_${pad(i, 4)}(self):\n        self.assertEqual(total(${i}), ${i === defect ? i * 3 + 1 : i * 3})\n`
-    ).join("")
-    write(
-      path.join(workspace, options.id, "test_orders.py"),
-      `import unittest\n\ndef total(n):\n    return n * 3\n\nclass Orders(unittest.TestCase):\n${methods}`
-    )
-    return { command: `python3 -m unittest discover -v -s ${options.id}` }
+const pythonTests = (
+  options: Variant & {
+    readonly tests: number
   }
-})
+): CorpusCase =>
+  bashCase(options, {
+    needle: { describe: "the `AssertionError` line", pattern: /^AssertionError: /, stream: "stderr" },
+    setup: async ({ workspace }) => {
+      const defect = Math.floor(options.tests * PY_DEFECT_AT)
+      const methods = Array.from(
+        { length: options.tests },
+        (_, i) =>
+          `    def test_order_${pad(i, 4)}(self):\n        self.assertEqual(total(${i}), ${i === defect ? i * 3 + 1 : i * 3})\n`
+      ).join("")
+      write(
+        path.join(workspace, options.id, "test_orders.py"),
+        `import unittest\n\ndef total(n):\n    return n * 3\n\nclass Orders(unittest.TestCase):\n${methods}`
+      )
+      return { command: `python3 -m unittest discover -v -s ${options.id}` }
+    }
+  })
 
 const pythonUnittest = pythonTests({
   id: "python-unittest",
@@ -355,35 +359,44 @@ const gitLog: CorpusCase = {
 
 // `git grep` of the same repository: ripgrep-like output in path order, the same on every machine
 // for the same sources.
-const gitGrepEffect: CorpusCase = {
+const gitGrep = (options: {
+  readonly id: string
+  readonly group: string
+  /** The pattern searched for, as `git grep` takes it. */
+  readonly search: string
+  readonly needle: NeedleRule
+}): CorpusCase =>
+  bashCase(
+    { ...options, title: `\`git grep -n '${options.search}'\` over this monorepo's sources` },
+    {
+      needle: options.needle,
+      setup: async ({ repoRoot, workspace }) => ({
+        command: `git -C ${history(workspace, repoRoot)} grep -n '${options.search}' main`
+      })
+    }
+  )
+
+const gitGrepEffect = gitGrep({
   id: "git-grep-effect",
-  title: "`git grep -n 'Effect\\.'` over this monorepo's sources",
-  kind: "bash",
   group: "30–96 KB",
+  search: "Effect\\.",
   needle: {
     describe: "the line declaring `validateSessionId` in `packages/spill/src/Scratch.ts`",
     pattern: /^main:packages\/spill\/src\/Scratch\.ts:\d+:export const validateSessionId = /,
     stream: "stdout"
-  },
-  setup: async ({ repoRoot, workspace }) => ({
-    command: `git -C ${history(workspace, repoRoot)} grep -n 'Effect\\.' main`
-  })
-}
+  }
+})
 
-const gitGrepConst: CorpusCase = {
+const gitGrepConst = gitGrep({
   id: "git-grep-const",
-  title: "`git grep -n 'const '` over this monorepo's sources",
-  kind: "bash",
   group: "needle mid-flood",
+  search: "const ",
   needle: {
     describe: "the line declaring `cutBytes` in `packages/limits/src/Truncate.ts`",
     pattern: /^main:packages\/limits\/src\/Truncate\.ts:\d+:export const cutBytes = /,
     stream: "stdout"
-  },
-  setup: async ({ repoRoot, workspace }) => ({
-    command: `git -C ${history(workspace, repoRoot)} grep -n 'const ' main`
-  })
-}
+  }
+})
 
 const findUsr: CorpusCase = {
   id: "find-usr",
@@ -415,38 +428,34 @@ const grepNodeModules: CorpusCase = {
 // unused variable (a warning and its caret lines on stderr), one function an undeclared name.
 const C_FUNCTIONS_PER_FILE = 60
 
-const cBuild = (options: {
-  readonly id: string
-  readonly title: string
-  readonly group?: string
-  readonly files: number
-  /** The file with the error, as a share of the build; the error is in the middle of that file. */
-  readonly defectAt: number
-  /** `make` stops at the first failure; `make -k` goes on and compiles the rest. */
-  readonly keepGoing: boolean
-}): CorpusCase => ({
-  id: options.id,
-  title: options.title,
-  kind: "bash",
-  ...(options.group === undefined ? {} : { group: options.group }),
-  needle: { describe: "the line with `error:`", pattern: /error: /, stream: "stderr" },
-  setup: async ({ workspace }) => {
-    const defectFile = Math.floor(options.files * options.defectAt)
-    for (let f = 0; f < options.files; f++) {
-      const functions = Array.from({ length: C_FUNCTIONS_PER_FILE }, (_, g) => {
-        const defect = f === defectFile && g === C_FUNCTIONS_PER_FILE / 2
-        return `int unit${f}_${g}(int x) {\n  int unused_${g} = x;\n  return ${defect ? "x + missing_rate" : "x"};\n}\n`
-      }).join("")
-      write(path.join(workspace, options.id, `unit${pad(f, 2)}.c`), functions)
-    }
-    const compile = `cc -Wall -c "$f" -o /dev/null`
-    return {
-      command: options.keepGoing
-        ? `status=0; for f in ${options.id}/*.c; do ${compile} || status=1; done; exit $status`
-        : `set -e; for f in ${options.id}/*.c; do ${compile}; done`
-    }
+const cBuild = (
+  options: Variant & {
+    readonly files: number
+    /** The file with the error, as a share of the build; the error is in the middle of that file. */
+    readonly defectAt: number
+    /** `make` stops at the first failure; `make -k` goes on and compiles the rest. */
+    readonly keepGoing: boolean
   }
-})
+): CorpusCase =>
+  bashCase(options, {
+    needle: { describe: "the line with `error:`", pattern: /error: /, stream: "stderr" },
+    setup: async ({ workspace }) => {
+      const defectFile = Math.floor(options.files * options.defectAt)
+      for (let f = 0; f < options.files; f++) {
+        const functions = Array.from({ length: C_FUNCTIONS_PER_FILE }, (_, g) => {
+          const defect = f === defectFile && g === C_FUNCTIONS_PER_FILE / 2
+          return `int unit${f}_${g}(int x) {\n  int unused_${g} = x;\n  return ${defect ? "x + missing_rate" : "x"};\n}\n`
+        }).join("")
+        write(path.join(workspace, options.id, `unit${pad(f, 2)}.c`), functions)
+      }
+      const compile = `cc -Wall -c "$f" -o /dev/null`
+      return {
+        command: options.keepGoing
+          ? `status=0; for f in ${options.id}/*.c; do ${compile} || status=1; done; exit $status`
+          : `set -e; for f in ${options.id}/*.c; do ${compile}; done`
+      }
+    }
+  })
 
 const cBuildWarnings = cBuild({
   id: "cc-build-warnings",

@@ -457,17 +457,23 @@ describe("one more call", () => {
     }
   })
 
-  it("a needle in the first result needs no call", () => {
-    const small = { stdout: "ok\nERROR here\n", stderr: "", exitCode: 1 }
-    for (const peer of peers) {
-      const cell = peerCell(
-        peer,
-        peer.shell.apply(small, SAVED),
-        locate(needleRule, small),
-        needleRule.pattern,
-        estimate
-      )
-      assert.deepStrictEqual([cell.visible, cell.callTokens], [true, 0], peer.name)
+  it("a needle in the first result needs no call, on the first line too (after a host's label)", () => {
+    for (const stdout of ["ok\nERROR here\n", "ERROR here\n"]) {
+      const small = { stdout, stderr: "", exitCode: 1 }
+      for (const peer of peers) {
+        const cell = peerCell(
+          peer,
+          peer.shell.apply(small, SAVED),
+          locate(needleRule, small),
+          needleRule.pattern,
+          estimate
+        )
+        assert.deepStrictEqual(
+          [cell.visible, cell.callTokens],
+          [true, 0],
+          `${peer.name}: ${JSON.stringify(stdout)}`
+        )
+      }
     }
   })
 

@@ -36,22 +36,32 @@ const llmContent = (raw: RawOutput): string => {
   return `<untrusted_context>\n${parts.join("\n")}\n</untrusted_context>`
 }
 
+/** The label the output's first line follows; the model reads that line after it, not as part of it. */
+const OUTPUT_LABEL = "<untrusted_context>\nOutput: "
+
+/** The text as lines of output: the label before the first one taken off. */
+const unlabelled = (text: string): ReadonlyArray<string> => [
+  text.replace(OUTPUT_LABEL, "<untrusted_context>\n")
+]
+
 const shell = (raw: RawOutput, savedPath: string): View => {
   const content = llmContent(raw)
-  if (content.length <= GEMINI_THRESHOLD_CHARS) return whole(content)
+  if (content.length <= GEMINI_THRESHOLD_CHARS) return { ...whole(content), shown: unlabelled(content) }
   const headLength = Math.floor(GEMINI_THRESHOLD_CHARS * GEMINI_HEAD_SHARE)
   const tailLength = GEMINI_THRESHOLD_CHARS - headLength
   const head = headChars(content, headLength)
   const tail = tailChars(content, tailLength)
   const omitted = content.length - headLength - tailLength
   const marker = `Output too large. Showing first ${headLength.toLocaleString("en-US")} and last ${tailLength.toLocaleString("en-US")} characters. For full output see: ${savedPath}`
+  const text = `${marker}\n${head}\n\n... [${omitted.toLocaleString("en-US")} characters omitted] ...\n\n${tail}`
   return {
-    text: `${marker}\n${head}\n\n... [${omitted.toLocaleString("en-US")} characters omitted] ...\n\n${tail}`,
+    text,
     truncated: true,
     head,
     tail,
     marker,
-    location: { kind: "copy", path: savedPath, content }
+    location: { kind: "copy", path: savedPath, content },
+    shown: unlabelled(text)
   }
 }
 
