@@ -232,7 +232,10 @@ const main = async (): Promise<void> => {
         cells: [...toolcap.map((measured) => measured.cell), ...peerCells]
       }
       const marks = row.cells
-        .map((cell) => (cell.visible ? "seen" : cell.reachable ? "1call" : "lost"))
+        .map((cell) => {
+          const tokens = cell.tokens + cell.callTokens
+          return `${cell.visible ? "seen" : cell.reachable ? "1call" : "lost"}:${tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : tokens}`
+        })
         .join(" ")
       console.log(
         `${corpusCase.id.padEnd(20)} raw ${(row.rawBytes / 1024).toFixed(0).padStart(6)} KB  needle ${row.needleAt.padEnd(32)} ${marks}  (${((performance.now() - caseStart) / 1000).toFixed(1)}s)`
