@@ -80,7 +80,12 @@ const read = (file: Location): View => {
   const width = String(shown.length).length
   const body = shown.map((line, i) => `${String(i + 1).padStart(width, " ")} | ${line}`).join("\n")
   const head = lines.slice(0, shown.length).join("\n")
-  if (shown.length === lines.length) return { text: body, truncated: false, head, tail: "", shown }
+  if (shown.length === lines.length) {
+    const clipped = shown.some((line, i) => line !== lines[i])
+    return clipped
+      ? { text: body, truncated: true, head, tail: "", marker: "[line truncated]", location: file, shown }
+      : { text: body, truncated: false, head, tail: "", shown }
+  }
   // a window that stopped early counts the file's lines only up to the unranged scan
   const total = lines.length > UNRANGED_LINE_SCAN ? `${UNRANGED_LINE_SCAN}+ lines` : String(lines.length)
   const marker = `[Showing lines 1-${shown.length} of ${total}. Use start_line/end_line to read other sections.]`

@@ -21,6 +21,9 @@ export const OPENCODE_GREP_LIMIT = 100
 /** A ripgrep JSON record (one match) over this many bytes fails the grep call. */
 export const OPENCODE_GREP_RECORD_BYTES = 65_536
 
+/** What a clipped line ends with (`MAX_LINE_SUFFIX`). */
+const CLIP_NOTE = `... (line truncated to ${OPENCODE_LINE_CHARS} chars)`
+
 /** The shell's cut: whole lines from the end within both limits, or the end of one huge line. */
 const tailCut = (text: string): { readonly text: string; readonly cut: boolean } => {
   const lines = text.split("\n")
@@ -63,9 +66,7 @@ const read = (file: Location): View => {
   for (const line of lines) {
     if (shown.length >= OPENCODE_READ_LINES) break
     const clipped =
-      line.length > OPENCODE_LINE_CHARS
-        ? `${line.slice(0, OPENCODE_LINE_CHARS)}... (line truncated to ${OPENCODE_LINE_CHARS} chars)`
-        : line
+      line.length > OPENCODE_LINE_CHARS ? `${line.slice(0, OPENCODE_LINE_CHARS)}${CLIP_NOTE}` : line
     const size = byteLength(clipped) + (shown.length > 0 ? 1 : 0)
     if (bytes + size > OPENCODE_MAX_BYTES) {
       capped = true
@@ -84,9 +85,12 @@ const read = (file: Location): View => {
   const body = shown.map((line, i) => `${i + 1}: ${line}`).join("\n")
   const text = `<path>${file.path}</path>\n<type>file</type>\n<content>\n${body}\n\n${marker ?? `(End of file - total ${lines.length} lines)`}\n</content>`
   const head = lines.slice(0, last).join("\n")
-  return marker === undefined
+  // a clipped line says so inline; the window is cut even when every line is in it
+  const clip = shown.some((line, i) => line !== lines[i]) ? CLIP_NOTE : undefined
+  const cut = marker ?? clip
+  return cut === undefined
     ? { text, truncated: false, head, tail: "", shown }
-    : { text, truncated: true, head, tail: "", marker, location: file, shown }
+    : { text, truncated: true, head, tail: "", marker: cut, location: file, shown }
 }
 
 const search = (location: Location, pattern: RegExp) => {

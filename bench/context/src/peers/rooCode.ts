@@ -70,8 +70,14 @@ const read = (file: Location): View => {
   )
   const body = shown.map((line, i) => `${String(i + 1).padStart(width, " ")} | ${line}`).join("\n")
   const head = selected.join("\n")
-  if (selected.length === lines.length)
-    return { text: `File: ${file.path}\n${body}`, truncated: false, head, tail: "", shown }
+  if (selected.length === lines.length) {
+    // a line clipped to 1997 characters and `...` is a cut the model can see
+    const clipped = shown.some((line, i) => line !== selected[i])
+    const text = `File: ${file.path}\n${body}`
+    return clipped
+      ? { text, truncated: true, head, tail: "", marker: "...", location: file, shown }
+      : { text, truncated: false, head, tail: "", shown }
+  }
   const marker = `IMPORTANT: File content truncated.\n\tStatus: Showing lines 1-${selected.length} of ${lines.length} total lines.\n\tTo read more: Use the read_file tool with offset=${selected.length + 1} and limit=${ROO_READ_LINES}.`
   return {
     text: `File: ${file.path}\n${marker}\n\t\n\t${body}`,
