@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { loadAverage } from "@toolcap/bench-report"
 import { TokenEstimator } from "@toolcap/checkpoint"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, type Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
 import * as Arr from "effect/Array"
@@ -64,6 +64,14 @@ const thousands = (n: number): string => n.toLocaleString("en-US")
 const bytesText = (n: number): string => `${thousands(n)} bytes`
 const lineRange = (from: number, count: number): string =>
   `lines ${thousands(from)}–${thousands(from + count - 1)}`
+
+/** What a spill file holds, in the stream's bytes. */
+const spillHolds = (copy: Truncation.SpillCopy | undefined): string =>
+  copy === undefined
+    ? "an unknown part of the stream"
+    : copy.complete
+      ? "the whole stream"
+      : copy.ranges.map((range) => `bytes ${thousands(range.from)}–${thousands(range.to)}`).join(" and ")
 
 /** A toolcap row's cell, with why it neither shows nor reaches the needle when it does not. */
 interface Measured {
@@ -142,7 +150,13 @@ const main = async (): Promise<void> => {
           return { cell: { ...first, visible: true, reachable: false, callTokens: 0 } }
         const spill = result.spill[needle.stream]
         const kept = result.truncation[needle.stream]
-        const where = `the needle starts at byte ${thousands(needle.byteOffset)} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps the ${kept?.kept === "tail" ? "last" : "first"} ${bytesText(kept?.keptBytes ?? 0)}`
+        const excerpt =
+          kept === undefined
+            ? "nothing"
+            : kept.kept === "both"
+              ? `the first ${bytesText(kept.head?.bytes ?? 0)} and the last ${bytesText(kept.tail?.bytes ?? 0)}`
+              : `the ${kept.kept === "tail" ? "last" : "first"} ${bytesText(kept.keptBytes)}`
+        const where = `the needle starts at byte ${thousands(needle.byteOffset)} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps ${excerpt}`
         if (spill === undefined || !result.output.includes(spill))
           return {
             cell: { ...first, visible: false, reachable: false, callTokens: 0 },
@@ -154,7 +168,7 @@ const main = async (): Promise<void> => {
           ? { cell }
           : {
               cell,
-              miss: `${where} and a Grep of its spill file (${bytesText(fs.statSync(spill).size)}) does not show it.`
+              miss: `${where} and a Grep of its spill file does not show it (the file holds ${spillHolds(kept?.spillCopy)}).`
             }
       }
       return { raw, measure }
@@ -254,11 +268,8 @@ const main = async (): Promise<void> => {
         describe: [Toolcap.describe(profile)],
         sources: [
           {
-            numbers:
-              Object.keys(profile.overrides).length === 0
-                ? "`Budgets.defaults`"
-                : `\`Budgets\` with ${JSON.stringify(profile.overrides)}`,
-            from: "`packages/limits/src/Budgets.ts`, `bench/context/src/Toolcap.ts`"
+            numbers: `\`Budgets.profiles.${profile.preset}\``,
+            from: "`packages/limits/src/Budgets.ts` (its README has the table of numbers and why)"
           }
         ]
       })),
@@ -280,8 +291,8 @@ const main = async (): Promise<void> => {
       modelText: modelTextRows,
       toolcapModelText:
         modelText === ModelText.json
-          ? "the result object serialised to JSON, as the MCP and AI SDK adapters send them"
-          : "plain text",
+          ? "the result object serialised to JSON"
+          : "plain text, as `ModelOutput` of `@toolcap/adapters` renders them on every host surface (no line numbers, the default)",
       machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadAverage()} after; the run took ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ${new Date().toISOString().slice(0, 10)}`
     }
 

@@ -258,7 +258,7 @@ const modelTextSection = (results: Results): Array<string> => {
   return [
     "### Model-facing text: JSON against plain text",
     "",
-    "The same real Read, Grep and Glob results of toolcap's tools, counted three ways: the result object as JSON (what the MCP and AI SDK adapters sent when this was measured), plain text (Read's lines, Grep's `path:line:text` / `path` / `path:count` lines, Glob's paths, each followed by the notice), and for Read plain text with `cat -n` line numbers.",
+    "The same real Read, Grep and Glob results of toolcap's tools, counted three ways: the result object as JSON (what the host surfaces sent before), plain text as `ModelOutput` of `@toolcap/adapters` renders it (what they send now: Read's lines, Grep's `path:line:text` / `path` / `path:count` lines, Glob's paths, each followed by its notice), and for Read plain text with `cat -n` line numbers (its `lineNumbers` option).",
     "",
     table(
       ["call", "JSON", "plain", "plain with `cat -n` numbers", "JSON over plain"],

@@ -13,38 +13,29 @@ import * as Either from "effect/Either"
  */
 export interface ToolcapProfile {
   readonly name: string
-  /** The budget fields this profile sets; every other field keeps its default. */
+  /** The preset the row runs (`TOOLCAP_PROFILE`). */
+  readonly preset: Budgets.Profile
+  /** Fields set over the preset, when a run tries other numbers; empty in the committed rows. */
   readonly overrides: Partial<Record<Budgets.BudgetField, number>>
 }
 
 const KB = 1024
 
 /**
- * The defaults (the spec's limit table).
+ * The `spec` preset: the spec's limit table, the default.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const spec: ToolcapProfile = { name: "toolcap spec", overrides: {} }
+export const spec: ToolcapProfile = { name: "toolcap spec", preset: "spec", overrides: {} }
 
 /**
- * Excerpts sized in KB and a Read window of a few screens.
+ * The `compact` preset.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const compact: ToolcapProfile = {
-  name: "toolcap compact",
-  overrides: {
-    shellStdoutMaxBytes: 16 * KB,
-    shellStdoutMaxLines: 400,
-    shellStderrMaxBytes: 16 * KB,
-    shellStderrMaxLines: 400,
-    searchMaxBytes: 24 * KB,
-    searchMaxLines: 500,
-    readWindowLines: 500
-  }
-}
+export const compact: ToolcapProfile = { name: "toolcap compact", preset: "compact", overrides: {} }
 
 /**
  * Both rows, in report order.
@@ -61,7 +52,7 @@ export const profiles: ReadonlyArray<ToolcapProfile> = [spec, compact]
  * @category constructors
  */
 export const budgetsOf = (profile: ToolcapProfile): Budgets.BudgetsValue => {
-  const made = Budgets.make(profile.overrides)
+  const made = Budgets.make(profile.overrides, profile.preset)
   if (Either.isLeft(made)) throw new Error(`${profile.name}: ${made.left.message}`)
   return made.right
 }
@@ -74,5 +65,15 @@ export const budgetsOf = (profile: ToolcapProfile): Budgets.BudgetsValue => {
  */
 export const describe = (profile: ToolcapProfile): string => {
   const b = budgetsOf(profile)
-  return `Bash stdout keeps its head within ${b.shellStdoutMaxBytes / KB} KB / ${b.shellStdoutMaxLines} lines, stderr its tail within ${b.shellStderrMaxBytes / KB} KB / ${b.shellStderrMaxLines} lines, each cut stream spilled (up to ${b.spillMaxBytes / KB} KB) and named in its marker; Read returns ${b.readWindowLines} lines / ${b.searchMaxBytes / KB} KB (lines clipped at ${b.maxLineChars} characters) and its notice names the next offset; Grep returns at most ${b.grepHeadLimit} entries within ${b.searchMaxBytes / KB} KB.`
+  const stream = (name: "stdout" | "stderr") => {
+    const { headShare, maxBytes, maxLines } = Budgets.shellStream(b, name)
+    const ends =
+      headShare >= 1
+        ? "its head"
+        : headShare <= 0
+          ? "its tail"
+          : `its head (${Math.round(headShare * 100)}%) and its tail`
+    return `${name} keeps ${ends} within ${maxBytes / KB} KB / ${maxLines} lines`
+  }
+  return `\`TOOLCAP_PROFILE=${profile.preset}\`${Object.keys(profile.overrides).length === 0 ? "" : ` with ${JSON.stringify(profile.overrides)}`}. Bash: ${stream("stdout")}, ${stream("stderr")}; a cut stream is spilled (whole up to ${b.spillMaxBytes / KB} KB, else its first and last half of that) and its marker says what the file holds. Read returns ${b.readWindowLines} lines / ${b.searchMaxBytes / KB} KB (lines clipped at ${b.maxLineChars} characters) and its notice names the next offset; Grep returns at most ${b.grepHeadLimit} entries within ${b.searchMaxBytes / KB} KB.`
 }
