@@ -346,10 +346,14 @@ const compactOverrides: Partial<Record<BudgetField, number>> = {
   shellStdoutMaxBytes: 8 * KB,
   shellStdoutMaxLines: 200,
   shellStdoutHeadShare: 0.5,
-  // stderr's actionable message is last, but its first error is often the cause of the rest
-  shellStderrMaxBytes: 8 * KB,
-  shellStderrMaxLines: 200,
-  shellStderrHeadShare: 0.25
+  // stderr's actionable message is last, but its first error is often the cause of the rest; a
+  // compiler prints a few KB of notes after its error, so the tail keeps 8 KB of the 10
+  shellStderrMaxBytes: 10 * KB,
+  shellStderrMaxLines: 250,
+  shellStderrHeadShare: 0.2,
+  // small excerpts lean on the copy: 16 MB keeps every benchmark output whole on disk (host memory
+  // stays within the capture budgets), so a needle in the middle of a flood is one Grep away
+  spillMaxBytes: 16 * 1024 * KB
 }
 
 /**

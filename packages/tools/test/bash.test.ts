@@ -499,13 +499,13 @@ describe("Bash: bounded results (spec §7)", () => {
         spillPath: result.spill.stdout!,
         spillCopy: { complete: true, totalBytes: 3893, ranges: [{ from: 0, to: 3893, lines: 1000 }] }
       })
-      // stderr: a quarter for its head, the rest for its tail, where the actionable message is
+      // stderr: a fifth for its head, the rest for its tail, where the actionable message is
       assert.isTrue(
         result.stderr.startsWith(
-          seqText(1, 50) + "[truncated: kept the first 50 and the last 150 of 1000 lines"
+          seqText(1, 50) + "[truncated: kept the first 50 and the last 200 of 1000 lines"
         )
       )
-      assert.isTrue(result.stderr.endsWith(`\n${seqText(851, 1000)}`))
+      assert.isTrue(result.stderr.endsWith(`\n${seqText(801, 1000)}`))
       assert.strictEqual(fs.readFileSync(result.spill.stderr!, "utf8"), seqText(1, 1000))
     })
   )
