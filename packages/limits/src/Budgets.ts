@@ -342,14 +342,20 @@ const compactOverrides: Partial<Record<BudgetField, number>> = {
   // a source line past 500 characters is generated or minified; the notice names the rest
   maxLineChars: 500,
   grepHeadLimit: 100,
-  // a few KB per stream, both ends: a command's first lines say what it did, its last ones how it ended
-  shellStdoutMaxBytes: 8 * KB,
-  shellStdoutMaxLines: 200,
+  // both ends of stdout: its first lines say what a command did, its last ones how it ended; 56 KB
+  // shows a needle anywhere in an output of up to ~56 KB (a compiler's or a search's whole report),
+  // the size a host showing 50 KB of tail also shows whole, and leaves larger floods to the copy
+  shellStdoutMaxBytes: 56 * KB,
+  shellStdoutMaxLines: 1000,
   shellStdoutHeadShare: 0.5,
-  // stderr's actionable message is last, but its first error is often the cause of the rest
-  shellStderrMaxBytes: 8 * KB,
-  shellStderrMaxLines: 200,
-  shellStderrHeadShare: 0.25
+  // stderr's actionable message is last, but its first error is often the cause of the rest; a
+  // compiler prints a few KB of notes after its error, so the tail keeps 8 KB of the 10
+  shellStderrMaxBytes: 10 * KB,
+  shellStderrMaxLines: 250,
+  shellStderrHeadShare: 0.2,
+  // small excerpts lean on the copy: 16 MB keeps every benchmark output whole on disk (host memory
+  // stays within the capture budgets), so a needle in the middle of a flood is one Grep away
+  spillMaxBytes: 16 * 1024 * KB
 }
 
 /**

@@ -311,9 +311,10 @@ describe("Budgets.profiles", () => {
     }
   })
 
-  it("compact keeps head and tail excerpts of a few KB and smaller Read windows", () => {
+  it("compact keeps head and tail excerpts below spec's, stderr's of a few KB, and smaller Read windows", () => {
     const compact = Budgets.profiles.compact
-    assert.isBelow(compact.shellStdoutMaxBytes, 16 * KB)
+    assert.isBelow(compact.shellStdoutMaxBytes, Budgets.defaults.shellStdoutMaxBytes)
+    assert.isBelow(compact.shellStderrMaxBytes, 16 * KB)
     assert.isAbove(compact.shellStdoutHeadShare, 0)
     assert.isBelow(compact.shellStdoutHeadShare, 1)
     assert.isAbove(compact.shellStderrHeadShare, 0)

@@ -477,35 +477,35 @@ describe("Bash: bounded results (spec §7)", () => {
         Object.fromEntries(Budgets.fieldNames.map((field) => [field, compact[field]]))
       )
       const result = getResult(
-        yield* runRecorded({ command: "seq 1 1000; seq 1 1000 >&2" }).pipe(Effect.provide(env.layer))
+        yield* runRecorded({ command: "seq 1 2000; seq 1 1000 >&2" }).pipe(Effect.provide(env.layer))
       )
-      // stdout: half of 200 lines / 8KB for each end
+      // stdout: half of 1000 lines / 56KB for each end
       assert.strictEqual(
         result.stdout,
-        seqText(1, 100) +
-          `[truncated: kept the first 100 and the last 100 of 1000 lines (292 and 401 of 3893 bytes); limit 200 lines / 8KB. ${spillSentence(result.spill.stdout!)}]\n` +
-          seqText(901, 1000)
+        seqText(1, 500) +
+          `[truncated: kept the first 500 and the last 500 of 2000 lines (1892 and 2500 of 8893 bytes); limit 1000 lines / 56KB. ${spillSentence(result.spill.stdout!)}]\n` +
+          seqText(1501, 2000)
       )
       assert.deepStrictEqual(result.truncation.stdout, {
         kept: "both",
-        head: { lines: 100, bytes: 292 },
-        tail: { lines: 100, bytes: 401 },
-        keptLines: 200,
-        totalLines: 1000,
-        keptBytes: 693,
-        totalBytes: 3893,
-        limitLines: 200,
-        limitBytes: 8192,
+        head: { lines: 500, bytes: 1892 },
+        tail: { lines: 500, bytes: 2500 },
+        keptLines: 1000,
+        totalLines: 2000,
+        keptBytes: 4392,
+        totalBytes: 8893,
+        limitLines: 1000,
+        limitBytes: 57344,
         spillPath: result.spill.stdout!,
-        spillCopy: { complete: true, totalBytes: 3893, ranges: [{ from: 0, to: 3893, lines: 1000 }] }
+        spillCopy: { complete: true, totalBytes: 8893, ranges: [{ from: 0, to: 8893, lines: 2000 }] }
       })
-      // stderr: a quarter for its head, the rest for its tail, where the actionable message is
+      // stderr: a fifth for its head, the rest for its tail, where the actionable message is
       assert.isTrue(
         result.stderr.startsWith(
-          seqText(1, 50) + "[truncated: kept the first 50 and the last 150 of 1000 lines"
+          seqText(1, 50) + "[truncated: kept the first 50 and the last 200 of 1000 lines"
         )
       )
-      assert.isTrue(result.stderr.endsWith(`\n${seqText(851, 1000)}`))
+      assert.isTrue(result.stderr.endsWith(`\n${seqText(801, 1000)}`))
       assert.strictEqual(fs.readFileSync(result.spill.stderr!, "utf8"), seqText(1, 1000))
     })
   )
