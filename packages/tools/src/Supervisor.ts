@@ -75,7 +75,7 @@ export const Containment = Schema.Struct({
   containment: Schema.Literal("cgroup", "group"),
   /** `launcher` (created inside its cgroup) or `prologue` (moved in by `/bin/sh`); cgroup tier only. */
   cgroupEntry: Schema.optional(Schema.Literal("launcher", "prologue")),
-  /** Why the tier or the entry is not the best one this package has, e.g. `no cgroup v2 …`. */
+  /** Why the tier or the entry is not the best one this package has, e.g. `no cgroup v2 ...`. */
   fallbackReason: Schema.optional(Schema.String)
 })
 
