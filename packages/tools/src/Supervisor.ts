@@ -200,9 +200,15 @@ export interface Process {
   readonly stderr: Stream.Stream<Uint8Array>
   /**
    * The same reads handed to a synchronous consumer as each arrives (what was read before first),
-   * without backpressure: for a consumer that never waits (a capture). A pipe is read one way.
+   * without backpressure, and `onEnd` once the pipe ended or was closed: for a consumer that never
+   * waits (a capture, ripgrep's parser), where a Stream's machinery would cost more than the
+   * reading. A pipe is read one way.
    */
-  readonly tap: (stream: "stdout" | "stderr", onBytes: (bytes: Uint8Array) => void) => void
+  readonly tap: (
+    stream: "stdout" | "stderr",
+    onBytes: (bytes: Uint8Array) => void,
+    onEnd?: () => void
+  ) => void
   /** Completes when the main process exited (its pipes may still be held open by others). */
   readonly exit: Effect.Effect<ExitStatus>
   /** The exit status once the main process exited; no waiting. */

@@ -3,9 +3,10 @@
  * and never through a shell, by the `Supervisor` in a scope of the calling fiber: interrupting the
  * fiber (or `stop()`) kills the process and waits until it has exited, so no search outlives its call.
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
-import * as Stream from "effect/Stream"
 import { ToolError } from "@toolcap/limits"
 import * as Confinement from "../../Confinement.js"
 import * as Supervisor from "../../Supervisor.js"
@@ -102,39 +103,48 @@ const runProcess = (
   args: ReadonlyArray<string>,
   options: RunOptions
 ): Effect.Effect<Exit, ToolError.ToolSpawnFailed, Supervisor.Supervisor> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const supervisor = yield* Supervisor.Supervisor
-      const proc = yield* supervisor
-        .start({ file, args, cwd: options.cwd, stdin: options.stdin })
-        .pipe(
-          Effect.mapError((error) => new ToolError.ToolSpawnFailed({ command: rg, reason: error.reason }))
-        )
-      let stderr = ""
-      proc.tap("stderr", (chunk) => {
-        if (stderr.length < MAX_STDERR_BYTES) stderr += asBuffer(chunk).toString("utf8")
-      })
-      let stopped = false
-      const stop = () => {
-        stopped = true
-      }
-      yield* Stream.runForEachWhile(proc.stdout, (chunk) =>
-        Effect.sync(() => {
-          options.onData(asBuffer(chunk), stop)
-          return !stopped
-        })
+  // a plain chain, not a generator: a Grep runs ripgrep two or three times
+  Effect.flatMap(Supervisor.Supervisor, (supervisor) =>
+    Effect.scoped(
+      Effect.flatMap(
+        Effect.mapError(
+          supervisor.start({ file, args, cwd: options.cwd, stdin: options.stdin }),
+          (error) => new ToolError.ToolSpawnFailed({ command: rg, reason: error.reason })
+        ),
+        (proc) => {
+          let stderr = ""
+          proc.tap("stderr", (chunk) => {
+            if (stderr.length < MAX_STDERR_BYTES) stderr += asBuffer(chunk).toString("utf8")
+          })
+          // stdout read through the tap (the parsing is synchronous); its end or a stop ends the wait
+          let stopped = false
+          const ended = Deferred.unsafeMake<void>(FiberId.none)
+          const stop = () => {
+            stopped = true
+            Deferred.unsafeDone(ended, Effect.void)
+          }
+          proc.tap(
+            "stdout",
+            (chunk) => {
+              if (!stopped) options.onData(asBuffer(chunk), stop)
+            },
+            () => Deferred.unsafeDone(ended, Effect.void)
+          )
+          return Effect.flatMap(Deferred.await(ended), (): Effect.Effect<Exit> => {
+            // stopped early: closing the scope kills it
+            if (stopped) return Effect.succeed({ code: null, signal: "SIGKILL", stderr, stopped })
+            return Effect.flatMap(proc.exit, (status) =>
+              Effect.as(proc.drained, {
+                code: status.code,
+                signal: status.signal as NodeJS.Signals | null,
+                stderr,
+                stopped
+              })
+            )
+          })
+        }
       )
-      // stopped early: closing the scope kills it
-      if (stopped) return { code: null, signal: "SIGKILL", stderr, stopped } satisfies Exit
-      const status = yield* proc.exit
-      yield* proc.drained
-      return {
-        code: status.code,
-        signal: status.signal as NodeJS.Signals | null,
-        stderr,
-        stopped
-      } satisfies Exit
-    })
+    )
   )
 
 /** ripgrep's error text, without its `rg: ` prefixes, each line and the whole bounded. */

@@ -30,8 +30,11 @@ const BUFFER_READS = 16
 export interface Pipe {
   /** The reads in order; a consumer that pulls slowly pauses the pipe. */
   readonly stream: Stream.Stream<Uint8Array>
-  /** Hands every read to `onBytes` as it arrives (what was read before first); no backpressure. */
-  readonly tap: (onBytes: (bytes: Uint8Array) => void) => void
+  /**
+   * Hands every read to `onBytes` as it arrives (what was read before first), no backpressure;
+   * `onEnd` once the pipe ended or was closed (at once when it has).
+   */
+  readonly tap: (onBytes: (bytes: Uint8Array) => void, onEnd?: () => void) => void
   /** Whether the writers closed the pipe (end of file reached). */
   readonly ended: () => boolean
   /** Stops reading: the pipe is closed on this side, the stream ends after what it read. Idempotent. */
@@ -53,6 +56,7 @@ export const make = (source: Source, onDone: () => void): Pipe => {
   let wake: (() => void) | undefined
   // set while a synchronous consumer reads: every read goes straight to it
   let direct: ((bytes: Uint8Array) => void) | undefined
+  let onTapEnd: (() => void) | undefined
   const notify = () => {
     const resume = wake
     wake = undefined
@@ -74,6 +78,7 @@ export const make = (source: Source, onDone: () => void): Pipe => {
     if (done) return
     done = true
     notify()
+    onTapEnd?.()
     onDone()
   }
   source.on("data", onData)
@@ -101,19 +106,27 @@ export const make = (source: Source, onDone: () => void): Pipe => {
       })
     }).pipe(Effect.zipRight(pull))
   })
-  const tap = (onBytes: (bytes: Uint8Array) => void): void => {
+  const tap = (onBytes: (bytes: Uint8Array) => void, onEnd?: () => void): void => {
     const before = buffer
     buffer = []
     for (const chunk of before) onBytes(chunk)
-    if (done) return
+    if (done) {
+      onEnd?.()
+      return
+    }
     direct = onBytes
+    onTapEnd = onEnd
     if (paused) {
       paused = false
       source.resume()
     }
   }
+  // built when first asked for: a process read through its tap never makes one
+  let stream: Stream.Stream<Uint8Array> | undefined
   return {
-    stream: Stream.repeatEffectChunkOption(pull),
+    get stream() {
+      return (stream ??= Stream.repeatEffectChunkOption(pull))
+    },
     tap,
     ended: () => ended,
     // what was read before stays for the stream (at most BUFFER_READS reads)

@@ -3,14 +3,13 @@
  * become Streams (or a tap), its exit an Effect, and the scope's release stops it, reads what is
  * left in the pipes for a bounded time, closes them and completes `stopped` with the report.
  */
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type { ToolError } from "@toolcap/limits"
 import type { Containment, Process, Stopped } from "../../Supervisor.js"
 import * as Launch from "./launch.js"
@@ -43,6 +42,8 @@ interface Wired {
   readonly stdout: Pipe.Pipe
   readonly stderr: Pipe.Pipe
   readonly drained: Deferred.Deferred<void>
+  /** Whether both pipes ended or were closed (`drained` is done). */
+  readonly pipesDone: () => boolean
 }
 
 const wire = (handle: Handle): Wired => {
@@ -55,7 +56,8 @@ const wire = (handle: Handle): Wired => {
     handle,
     stdout: Pipe.make(handle.stdout, pipeDone),
     stderr: Pipe.make(handle.stderr, pipeDone),
-    drained
+    drained,
+    pipesDone: () => open === 0
   }
 }
 
@@ -64,14 +66,21 @@ const wire = (handle: Handle): Wired => {
  * the bound — after an exit that left pipes held and a stop that found nothing to signal, nothing
  * will close them: one last read only — and closes our side of the pipes.
  */
-const release = (wired: Wired, bounds: Bounds, stopped: Deferred.Deferred<Stopped>) =>
-  Effect.gen(function* () {
-    const { handle, stdout, stderr } = wired
-    const startedAt = yield* Clock.currentTimeMillis
+const release = (wired: Wired, bounds: Bounds, stopped: Deferred.Deferred<Stopped>): Effect.Effect<void> =>
+  // a plain chain, not a generator: it runs once per process, ripgrep's included
+  Effect.clockWith((clock) => {
+    const { handle, stderr, stdout } = wired
+    const startedAt = clock.unsafeCurrentTimeMillis()
     const exitedBefore = handle.exit.status() !== undefined
     const ended = () => stdout.ended() && stderr.ended()
-    const stop = yield* handle.stop({ exited: exitedBefore, drained: ended() })
-    if (!(yield* Deferred.isDone(wired.drained)) || handle.exit.status() === undefined) {
+    return Effect.flatMap(handle.stop({ exited: exitedBefore, drained: ended() }), (stop) => {
+      const finish = Effect.suspend(() => {
+        const pipesHeld = !ended()
+        stdout.close()
+        stderr.close()
+        return Deferred.succeed(stopped, { ...stop, pipesHeld })
+      })
+      if (wired.pipesDone() && handle.exit.status() !== undefined) return finish
       const rest =
         exitedBefore && stop.signalled.length === 0
           ? LAST_READ_MS
@@ -79,18 +88,14 @@ const release = (wired: Wired, bounds: Bounds, stopped: Deferred.Deferred<Stoppe
               LAST_READ_MS,
               Math.min(
                 bounds.drainMs,
-                startedAt + bounds.killGraceMs + bounds.drainMs - (yield* Clock.currentTimeMillis)
+                startedAt + bounds.killGraceMs + bounds.drainMs - clock.unsafeCurrentTimeMillis()
               )
             )
       // interruptible inside the release, or the timeout would wait for what it bounds
-      yield* Effect.interruptible(
+      return Effect.interruptible(
         Effect.zipRight(Deferred.await(wired.drained), Launch.awaitExit(handle.exit))
-      ).pipe(Effect.timeoutOption(Duration.millis(rest)))
-    }
-    const pipesHeld = !ended()
-    stdout.close()
-    stderr.close()
-    yield* Deferred.succeed(stopped, { ...stop, pipesHeld })
+      ).pipe(Effect.timeoutOption(Duration.millis(rest)), Effect.zipRight(finish))
+    })
   })
 
 /**
@@ -103,20 +108,30 @@ export const scoped = (
   bounds: Bounds,
   containment: Containment | undefined
 ): Effect.Effect<Process, ToolError.ToolSpawnFailed, Scope.Scope> =>
-  Effect.flatMap(Deferred.make<Stopped>(), (stopped) =>
-    Effect.map(
-      Effect.acquireRelease(Effect.map(launch, wire), (wired) => release(wired, bounds, stopped)),
-      ({ drained, handle, stderr, stdout }): Process => ({
-        pid: handle.pid,
-        containment,
-        stdout: stdout.stream,
-        stderr: stderr.stream,
-        tap: (stream, onBytes) => (stream === "stdout" ? stdout : stderr).tap(onBytes),
-        exit: Launch.awaitExit(handle.exit),
-        exitStatus: Effect.sync(() => Option.fromNullable(handle.exit.status())),
-        drained: Deferred.await(drained),
-        isDrained: Deferred.isDone(drained),
-        stopped: Deferred.await(stopped)
+  Effect.flatMap(Effect.scope, (scope) => {
+    const stopped = Deferred.unsafeMake<Stopped>(FiberId.none)
+    // acquired uninterruptibly, its release added to the scope as it is: no fiber-ref diff kept
+    // for it (what acquireRelease does), which costs a short process more than its own bookkeeping
+    const acquire = Effect.uninterruptible(
+      Effect.flatMap(launch, (handle) => {
+        const wired = wire(handle)
+        return Effect.as(Scope.addFinalizer(scope, release(wired, bounds, stopped)), wired)
       })
     )
-  )
+    return Effect.map(acquire, ({ drained, handle, stderr, stdout }): Process => ({
+      pid: handle.pid,
+      containment,
+      get stdout() {
+        return stdout.stream
+      },
+      get stderr() {
+        return stderr.stream
+      },
+      tap: (stream, onBytes, onEnd) => (stream === "stdout" ? stdout : stderr).tap(onBytes, onEnd),
+      exit: Launch.awaitExit(handle.exit),
+      exitStatus: Effect.sync(() => Option.fromNullable(handle.exit.status())),
+      drained: Deferred.await(drained),
+      isDrained: Deferred.isDone(drained),
+      stopped: Deferred.await(stopped)
+    }))
+  })
