@@ -124,7 +124,7 @@ type Counts = Record<string, number> & { hangs: number; crashes: number }
 const attackServer = async (
   suite: string,
   counts: Counts,
-  detail: () => string,
+  detail: string | (() => string),
   attack: (server: ReturnType<typeof startServer>) => Promise<void>
 ) => {
   const server = startServer()
@@ -138,7 +138,7 @@ const attackServer = async (
   } finally {
     counts.crashes = server.child.exitCode === null ? 0 : 1
     await server.stop()
-    reportReliability(suite, counts, detail())
+    reportReliability(suite, counts, typeof detail === "string" ? detail : detail())
   }
 }
 
@@ -322,8 +322,7 @@ describe("toolcap mcp answers a batch or a wrong-typed field with a short JSON-R
     { timeout: isLong() ? 900_000 : 240_000 },
     async () => {
       const counts = { inputs: 0, hangs: 0, crashes: 0, "wrong results": 0 }
-      const detail = () =>
-        `batches ([] and fast-check arrays) and requests with one wrong-typed field (tools/call name and arguments, logging/setLevel level, tools/list cursor; seed 24) into one real toolcap mcp, each answer checked for its code, the field named, ≤ 300 characters`
+      const detail = `batches ([] and fast-check arrays) and requests with one wrong-typed field (tools/call name and arguments, logging/setLevel level, tools/list cursor; seed 24) into one real toolcap mcp, each answer checked for its code, the field named, ≤ 300 characters`
       await attackServer("hostile MCP envelopes", counts, detail, async (server) => {
         const judgeWrongField = async (request: object, field: string, id: string) => {
           counts.inputs++
