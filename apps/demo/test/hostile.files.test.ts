@@ -33,7 +33,8 @@ const freshCase = () => {
 }
 
 const writeJson = (file: string, value: unknown) => {
-  fs.writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value))
+  // undefined has no JSON: its text is written, which is not JSON either
+  fs.writeFileSync(file, typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)))
   return file
 }
 
@@ -167,7 +168,11 @@ describe("toolcap checkpoint: the files under the data dir are ours", () => {
           const left = fs.readdirSync(data)
           if (left.length > 0 || run.code === 0) counts["wrong results"]++
           assert.notStrictEqual(run.code, 0, `refused: ${run.stdout.slice(0, 300)}`)
-          assert.deepStrictEqual(left, [], `nothing written for ${JSON.stringify(body).slice(0, 200)}`)
+          assert.deepStrictEqual(
+            left,
+            [],
+            `nothing written for ${String(JSON.stringify(body)).slice(0, 200)}`
+          )
         }
       } finally {
         reportReliability(
