@@ -62,7 +62,16 @@ export const encodeFrame = (frame: Frame): string => {
 export class FrameQueue {
   frames: Array<Frame> = []
   bytes = 0
+  /** Each frame's wire bytes, made once however many pages it is replayed to; dropped when it changes. */
+  private readonly wire = new WeakMap<Frame, Buffer>()
   constructor(readonly maxBytes: number) {}
+
+  /** The wire bytes of one of this queue's frames. */
+  encoded(frame: Frame): Buffer {
+    let bytes = this.wire.get(frame)
+    if (bytes === undefined) this.wire.set(frame, (bytes = Buffer.from(encodeFrame(frame))))
+    return bytes
+  }
 
   push(frame: Frame): void {
     const last = this.frames.at(-1)
@@ -76,8 +85,10 @@ export class FrameQueue {
     ) {
       last.data += frame.data
       last.lastSeq = frame.lastSeq
+      this.wire.delete(last)
     } else {
-      this.frames.push(frame.kind === "chunk" ? { ...frame } : frame)
+      // chunks and gaps change in place: each queue holds its own
+      this.frames.push(frame.kind === "chunk" || frame.kind === "gap" ? { ...frame } : frame)
     }
     this.bytes += frameBytes(frame)
     if (this.bytes > this.maxBytes) this.trim()
@@ -109,6 +120,7 @@ export class FrameQueue {
       if (gap !== undefined) {
         gap.toSeq = frame.lastSeq
         gap.bytes += frame.data.length
+        this.wire.delete(gap)
         this.frames.splice(index, 1)
       } else {
         const made: Extract<Frame, { kind: "gap" }> = {
@@ -225,18 +237,21 @@ export class Feed {
   /** Starts the event stream on `response`: the history first, then live frames. */
   attach(response: ServerResponse): void {
     const client: Client = { response, queue: new FrameQueue(this.clientQueueMaxBytes), blocked: false }
-    for (const frame of this.history.frames) client.queue.push(frame.kind === "chunk" ? { ...frame } : frame)
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-store",
       connection: "keep-alive"
     })
     response.write(": toolcap viewer\n\n")
+    // the replay: the history's own bytes while the socket takes them, queued past that
+    for (const frame of this.history.frames) {
+      if (!client.blocked && client.queue.frames.length === 0) this.write(client, this.history.encoded(frame))
+      else client.queue.push(frame)
+    }
     this.clients.add(client)
     const detach = () => this.clients.delete(client)
     response.on("close", detach)
     response.on("error", detach)
-    this.flush(client)
     const total = this.heldBytes
     if (total > this.feedMaxBytes) this.shed(total)
   }
