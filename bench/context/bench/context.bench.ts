@@ -1,31 +1,47 @@
 // The context-health benchmark (`pnpm bench:context`): real tool outputs, produced here and now
-// (see src/Corpus.ts), through toolcap's real Read and Bash tools and through other hosts'
-// documented truncation policies (src/Policies.ts). For each case and policy: bytes and estimated
-// tokens reaching the model, whether the needle is seen, and whether one more call reaches it.
-// Writes the generated section of BENCHMARKS.md, the chart beside it and the summary in the README.
+// (see src/Corpus.ts), through toolcap's real Read, Bash and Grep tools under two budget profiles
+// and through other hosts' shell, read and search tools modelled from their sources
+// (src/peers/). For each case and policy: tokens reaching the model, whether the needle is seen,
+// and whether one more call reaches it (src/Reach.ts). Writes the generated section of
+// BENCHMARKS.md, the chart beside it and the summary in the README.
 //
-// Everything lives in one temp dir (workspace, data dir, spill files), removed at the end; the
-// Bash tool stops every process tree it started before it answers.
+// Everything lives in one temp dir (workspace, data dir, spill files, replays), removed at the
+// end; the Bash tool stops every process tree it started before it answers.
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { loadAverage } from "@toolcap/bench-report"
 import { TokenEstimator } from "@toolcap/checkpoint"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, type Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Bash, LineIndex, Read, Workspace } from "@toolcap/tools"
+import { Bash, Glob, Grep, LineIndex, Read, Workspace } from "@toolcap/tools"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Order from "effect/Order"
 import * as prettier from "prettier"
 import { cases, type CorpusCase } from "../src/Corpus.js"
-import { locate, visibleIn, type Needle } from "../src/Needle.js"
-import { byteLength, peers, type RawOutput } from "../src/Policies.js"
-import { type CaseRow, type Cell, chart, section, summaryTable, totals } from "../src/Report.js"
+import * as ModelText from "../src/ModelText.js"
+import { locate, type Needle, type NeedleRule, visibleIn } from "../src/Needle.js"
+import { peers } from "../src/Policies.js"
+import { type Cell, peerCell } from "../src/Reach.js"
+import {
+  type CaseRow,
+  chart,
+  type ModelTextRow,
+  type PolicyInfo,
+  section,
+  summaryTable,
+  targets,
+  totals
+} from "../src/Report.js"
 import { replaceRegion } from "../src/Region.js"
-import { loadAverage } from "@toolcap/bench-report"
+import { byteLength, lineCount, type RawOutput } from "../src/Text.js"
+import * as Toolcap from "../src/Toolcap.js"
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../../..")
 const BENCHMARKS_FILE = path.join(repoRoot, "BENCHMARKS.md")
@@ -34,6 +50,8 @@ const README_FILE = path.join(repoRoot, "README.md")
 const REGION = "pnpm bench:context"
 /** A Bash case gets the tool's longest timeout: the slowest (vitest, find) take seconds, not minutes. */
 const CASE_TIMEOUT_SECONDS = 300
+/** Where the peers' file reads say the file is (their texts name it). */
+const PEER_WORKSPACE = "/home/user/project"
 
 /** A comma-separated list of case ids runs only those and writes nothing (for working on a case). */
 const ONLY_VARIABLE = "TOOLCAP_BENCH_CONTEXT_ONLY"
@@ -41,29 +59,30 @@ const only = (process.env[ONLY_VARIABLE] ?? "").split(",").filter((id) => id !==
 const selected = only.length === 0 ? cases : cases.filter((c) => only.includes(c.id))
 
 const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, "-")
+const estimate = TokenEstimator.estimate
+const thousands = (n: number): string => n.toLocaleString("en-US")
+const bytesText = (n: number): string => `${thousands(n)} bytes`
+const lineRange = (from: number, count: number): string =>
+  `lines ${thousands(from)}–${thousands(from + count - 1)}`
 
-const lineCount = (text: string): number => {
-  if (text === "") return 0
-  let lines = 0
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) lines++
-  return text.endsWith("\n") ? lines : lines + 1
-}
+/** What a spill file holds, in the stream's bytes. */
+const spillHolds = (copy: Truncation.SpillCopy | undefined): string =>
+  copy === undefined
+    ? "an unknown part of the stream"
+    : copy.complete
+      ? "the whole stream"
+      : copy.ranges.map((range) => `bytes ${thousands(range.from)}–${thousands(range.to)}`).join(" and ")
 
-interface ToolcapCell {
+/** A toolcap row's cell, with why it neither shows nor reaches the needle when it does not. */
+interface Measured {
   readonly cell: Cell
-  /** Why the needle is neither seen nor one call away, when it is not. */
   readonly miss?: string
 }
 
-interface ToolcapRun {
-  readonly raw: RawOutput
-  readonly measure: (needle: Needle) => Promise<ToolcapCell>
-}
-
-const lineRange = (from: number, count: number): string =>
-  `lines ${from.toLocaleString("en-US")}–${(from + count - 1).toLocaleString("en-US")}`
-
-const bytesText = (n: number): string => `${n.toLocaleString("en-US")} bytes`
+type Runtime = ManagedRuntime.ManagedRuntime<
+  Budgets.Budgets | LineIndex.LineIndex | Workspace.Workspace | Scratch.Scratch,
+  never
+>
 
 const main = async (): Promise<void> => {
   const startedAt = performance.now()
@@ -71,20 +90,44 @@ const main = async (): Promise<void> => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bench-context-"))
   const workspace = path.join(tmp, "workspace")
   const dataDir = path.join(tmp, "data")
+  const replays = path.join(tmp, "replay")
   fs.mkdirSync(workspace, { recursive: true })
-  const layer = Layer.mergeAll(
-    Budgets.layer,
-    LineIndex.layer(),
-    Workspace.layer({ root: workspace }).pipe(Layer.orDie),
-    Scratch.layer({ dataDir, sessionId: "bench-context" }).pipe(
-      Layer.provide(Layer.merge(NodeFileSystem.layer, Budgets.layer)),
-      Layer.orDie
-    )
-  )
-  const runtime = ManagedRuntime.make(layer)
-  const estimate = TokenEstimator.estimate
+  fs.mkdirSync(replays, { recursive: true })
+  const runtimes: ReadonlyArray<{ readonly profile: Toolcap.ToolcapProfile; readonly runtime: Runtime }> =
+    Toolcap.profiles.map((profile) => {
+      const budgets = Layer.succeed(Budgets.Budgets, Toolcap.budgetsOf(profile))
+      return {
+        profile,
+        runtime: ManagedRuntime.make(
+          Layer.mergeAll(
+            budgets,
+            LineIndex.layer(),
+            Workspace.layer({ root: workspace }).pipe(Layer.orDie),
+            Scratch.layer({ dataDir, sessionId: `bench-context-${slug(profile.name)}` }).pipe(
+              Layer.provide(Layer.merge(NodeFileSystem.layer, budgets)),
+              Layer.orDie
+            )
+          )
+        )
+      }
+    })
+  const specRuntime = runtimes[0]!.runtime
+  const modelText = ModelText.toolcapModelText
   try {
-    const bashRun = async (command: string): Promise<ToolcapRun> => {
+    /** One more call of toolcap's own Grep over `place`, asked for the needle's pattern. */
+    const grepFor = async (runtime: Runtime, place: string, rule: NeedleRule, needle: Needle) => {
+      const result = await runtime.runPromise(
+        Grep.grep({ pattern: rule.pattern.source, path: place, outputMode: "content" })
+      )
+      const shown =
+        "matches" in result ? result.matches.filter((m) => m.context !== true).map((m) => m.text) : []
+      return {
+        tokens: estimate(modelText({ tool: "Grep", result })),
+        reachable: visibleIn(shown.join("\n"), needle)
+      }
+    }
+
+    const bashRow = async (runtime: Runtime, command: string) => {
       const streams = { stdout: [] as Array<string>, stderr: [] as Array<string> }
       const result = await runtime.runPromise(
         Bash.run(
@@ -92,143 +135,182 @@ const main = async (): Promise<void> => {
           { onChunk: (chunk) => void streams[chunk.stream].push(chunk.data) }
         )
       )
-      const raw = { stdout: streams.stdout.join(""), stderr: streams.stderr.join("") }
-      return {
-        raw,
-        measure: async (needle) => {
-          const visible = visibleIn(result.output, needle)
-          const spill = result.spill[needle.stream]
-          const spilled = spill === undefined ? "" : fs.readFileSync(spill, "utf8")
-          const reachable =
-            !visible && spill !== undefined && result.output.includes(spill) && visibleIn(spilled, needle)
-          const cell = {
-            bytes: byteLength(result.output),
-            tokens: estimate(result.output),
-            truncated: result.truncated,
-            visible,
-            reachable
-          }
-          if (visible || reachable) return { cell }
-          const kept = needle.stream === "stdout" ? "first" : "last"
-          return {
-            cell,
-            miss: `the needle starts at byte ${needle.byteOffset.toLocaleString("en-US")} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps the ${kept} ${bytesText(result.truncation[needle.stream]?.keptBytes ?? 0)} and ${spill === undefined ? "no spill file was written" : `the spill file holds the ${kept} ${bytesText(byteLength(spilled))}`}.`
-          }
-        }
+      const raw: RawOutput = {
+        stdout: streams.stdout.join(""),
+        stderr: streams.stderr.join(""),
+        exitCode: result.exitCode ?? 1
       }
+      const measure = async (needle: Needle, rule: NeedleRule): Promise<Measured> => {
+        const first = {
+          bytes: byteLength(result.output),
+          tokens: estimate(result.output),
+          truncated: result.truncated
+        }
+        if (visibleIn(result.output, needle))
+          return { cell: { ...first, visible: true, reachable: false, callTokens: 0 } }
+        const spill = result.spill[needle.stream]
+        const kept = result.truncation[needle.stream]
+        const excerpt =
+          kept === undefined
+            ? "nothing"
+            : kept.kept === "both"
+              ? `the first ${bytesText(kept.head?.bytes ?? 0)} and the last ${bytesText(kept.tail?.bytes ?? 0)}`
+              : `the ${kept.kept === "tail" ? "last" : "first"} ${bytesText(kept.keptBytes)}`
+        const where = `the needle starts at byte ${thousands(needle.byteOffset)} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps ${excerpt}`
+        if (spill === undefined || !result.output.includes(spill))
+          return {
+            cell: { ...first, visible: false, reachable: false, callTokens: 0 },
+            miss: `${where} and no spill file is named.`
+          }
+        const call = await grepFor(runtime, spill, rule, needle)
+        const cell = { ...first, visible: false, reachable: call.reachable, callTokens: call.tokens }
+        return call.reachable
+          ? { cell }
+          : {
+              cell,
+              miss: `${where} and a Grep of its spill file does not show it (the file holds ${spillHolds(kept?.spillCopy)}).`
+            }
+      }
+      return { raw, measure }
     }
 
-    const readRun = async (file: string): Promise<ToolcapRun> => {
+    const readRow = async (runtime: Runtime, file: string) => {
       const result = await runtime.runPromise(Read.read({ path: file }))
-      // what the MCP and AI SDK adapters send for Read: the result object as JSON
-      const text = JSON.stringify(result)
-      const raw = { stdout: fs.readFileSync(path.join(workspace, file), "utf8"), stderr: "" }
-      return {
-        raw,
-        measure: async (needle) => {
-          const visible = visibleIn(result.content, needle)
-          // Credited like a peer's saved copy: when the window is cut and its notice says how to
-          // page on (an offset), the file itself is the copy, and one Read at the needle's line is
-          // the one more call, counted only when that window really shows the needle.
-          const nextOffset = result.truncation?.nextOffset
-          const pointed = nextOffset !== undefined && (result.notice ?? "").includes(`offset ${nextOffset}`)
-          const next =
-            !visible && pointed
-              ? await runtime.runPromise(Read.read({ path: file, offset: needle.line }))
-              : undefined
-          const reachable = next !== undefined && visibleIn(next.content, needle)
-          const cell = {
-            bytes: byteLength(text),
-            tokens: estimate(text),
-            truncated: result.truncated,
-            visible,
-            reachable
-          }
-          if (visible || reachable) return { cell }
+      const text = modelText({ tool: "Read", result })
+      const measure = async (needle: Needle, rule: NeedleRule): Promise<Measured> => {
+        const first = { bytes: byteLength(text), tokens: estimate(text), truncated: result.truncated }
+        // the needle is judged in the window's text, as the model reads it once decoded
+        if (visibleIn(result.content, needle))
+          return { cell: { ...first, visible: true, reachable: false, callTokens: 0 } }
+        const window = `the needle is on line ${thousands(needle.line)}; the window shows ${lineRange(result.offset, result.lineCount)}`
+        if (!result.truncated || result.notice === undefined)
           return {
-            cell,
-            miss:
-              next === undefined
-                ? `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and its notice names no offset to page on.`
-                : `the needle is on line ${needle.line.toLocaleString("en-US")}; the window shows ${lineRange(result.offset, result.lineCount)} and a Read at offset ${needle.line.toLocaleString("en-US")} shows ${lineRange(next.offset, next.lineCount)} without it.`
+            cell: { ...first, visible: false, reachable: false, callTokens: 0 },
+            miss: `${window} and names nothing more.`
           }
-        }
+        const call = await grepFor(runtime, file, rule, needle)
+        const cell = { ...first, visible: false, reachable: call.reachable, callTokens: call.tokens }
+        return call.reachable
+          ? { cell }
+          : { cell, miss: `${window} and a Grep of the file does not show it.` }
       }
+      return { result, measure }
     }
 
     const rows: Array<CaseRow> = []
     for (const corpusCase of selected) rows.push(await runCase(corpusCase))
-    if (selected.length < cases.length) {
-      console.log(`ran ${selected.length} of ${cases.length} cases (${ONLY_VARIABLE}); nothing written`)
-      return
-    }
 
     async function runCase(corpusCase: CorpusCase): Promise<CaseRow> {
       const caseStart = performance.now()
       const { command, file } = await corpusCase.setup({ workspace, repoRoot })
-      const run =
-        corpusCase.kind === "bash"
-          ? await bashRun(command ?? fail(`${corpusCase.id} has no command`))
-          : await readRun(file ?? fail(`${corpusCase.id} has no file`))
-      const needle = locate(corpusCase.needle, run.raw)
-      const toolcap = await run.measure(needle)
+      let raw: RawOutput
+      const measures: Array<(needle: Needle, rule: NeedleRule) => Promise<Measured>> = []
+      if (corpusCase.kind === "bash") {
+        const real = await bashRow(specRuntime, command ?? fail(`${corpusCase.id} has no command`))
+        raw = real.raw
+        measures.push(real.measure)
+        // every other profile gets exactly those bytes, on the same streams, with the same exit code
+        const base = path.join(replays, corpusCase.id)
+        fs.writeFileSync(`${base}.stdout`, raw.stdout)
+        fs.writeFileSync(`${base}.stderr`, raw.stderr)
+        const replay = `cat ${JSON.stringify(`${base}.stdout`)}; cat ${JSON.stringify(`${base}.stderr`)} >&2; exit ${raw.exitCode}`
+        for (const { runtime } of runtimes.slice(1)) measures.push((await bashRow(runtime, replay)).measure)
+      } else {
+        const name = file ?? fail(`${corpusCase.id} has no file`)
+        raw = { stdout: fs.readFileSync(path.join(workspace, name), "utf8"), stderr: "" }
+        for (const { runtime } of runtimes) measures.push((await readRow(runtime, name)).measure)
+      }
+      const needle = locate(corpusCase.needle, raw)
+      const toolcap = await Promise.all(measures.map((measure) => measure(needle, corpusCase.needle)))
       const peerCells = peers.map((peer): Cell => {
-        const view = peer.apply(run.raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
-        const visible = visibleIn(view.text, needle)
-        const saved = view.savedCopy
-        return {
-          bytes: byteLength(view.text),
-          tokens: estimate(view.text),
-          truncated: view.truncated,
-          visible,
-          reachable:
-            !visible &&
-            saved !== undefined &&
-            view.text.includes(saved.path) &&
-            visibleIn(saved.content, needle)
-        }
+        const view =
+          corpusCase.kind === "bash"
+            ? peer.shell.apply(raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
+            : peer.read.apply({ kind: "file", path: `${PEER_WORKSPACE}/${file}`, content: raw.stdout })
+        return peerCell(peer, view, needle, corpusCase.needle.pattern, estimate)
       })
-      const rawText = run.raw.stdout + run.raw.stderr
       const row: CaseRow = {
         id: corpusCase.id,
         title: corpusCase.title,
         kind: corpusCase.kind,
+        ...(corpusCase.group === undefined ? {} : { group: corpusCase.group }),
         source:
           corpusCase.kind === "bash" ? `Bash: ${corpusCase.title}` : `Read \`${file}\`: ${corpusCase.title}`,
-        rawBytes: byteLength(rawText),
-        rawLines: lineCount(run.raw.stdout) + lineCount(run.raw.stderr),
+        rawBytes: byteLength(raw.stdout) + byteLength(raw.stderr),
+        rawLines: lineCount(raw.stdout) + lineCount(raw.stderr),
         needle: corpusCase.needle.describe,
-        needleAt: `${needle.stream === "stderr" ? "stderr" : corpusCase.kind === "read" ? "file" : "stdout"} line ${needle.line.toLocaleString("en-US")} of ${needle.totalLines.toLocaleString("en-US")}`,
-        ...(toolcap.miss === undefined ? {} : { toolcapMiss: toolcap.miss }),
-        cells: [toolcap.cell, ...peerCells]
+        needleAt: `${needle.stream === "stderr" ? "stderr" : corpusCase.kind === "read" ? "file" : "stdout"} line ${thousands(needle.line)} of ${thousands(needle.totalLines)}`,
+        misses: toolcap.flatMap((measured, i) =>
+          measured.miss === undefined ? [] : [{ policy: runtimes[i]!.profile.name, why: measured.miss }]
+        ),
+        cells: [...toolcap.map((measured) => measured.cell), ...peerCells]
       }
       const marks = row.cells
-        .map((cell) => (cell.visible ? "seen" : cell.reachable ? "1call" : "lost"))
+        .map((cell) => {
+          const tokens = cell.tokens + cell.callTokens
+          return `${cell.visible ? "seen" : cell.reachable ? "1call" : "lost"}:${tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : tokens}`
+        })
         .join(" ")
       console.log(
-        `${corpusCase.id.padEnd(18)} raw ${(row.rawBytes / 1024).toFixed(0).padStart(6)} KB  needle ${row.needleAt.padEnd(32)} ${marks}  (${((performance.now() - caseStart) / 1000).toFixed(1)}s)`
+        `${corpusCase.id.padEnd(20)} raw ${(row.rawBytes / 1024).toFixed(0).padStart(6)} KB  needle ${row.needleAt.padEnd(32)} ${marks}  (${((performance.now() - caseStart) / 1000).toFixed(1)}s)`
       )
-      if (row.toolcapMiss !== undefined) console.log(`  toolcap lost it: ${row.toolcapMiss}`)
+      for (const miss of row.misses) console.log(`  ${miss.policy} lost it: ${miss.why}`)
       return row
     }
 
-    const budgets = Budgets.defaults
+    const modelTextRows = await measureModelText(specRuntime, workspace, rows)
+
+    const policies: ReadonlyArray<PolicyInfo> = [
+      ...runtimes.map(({ profile }) => ({
+        name: profile.name,
+        version: "this commit",
+        toolcap: true,
+        describe: [Toolcap.describe(profile)],
+        sources: [
+          {
+            numbers: `\`Budgets.profiles.${profile.preset}\``,
+            from: "`packages/limits/src/Budgets.ts` (its README has the table of numbers and why)"
+          }
+        ]
+      })),
+      ...peers.map((peer) => ({
+        name: peer.name,
+        version: peer.version,
+        toolcap: false,
+        describe: [
+          `Shell: ${peer.shell.describe}`,
+          `Read: ${peer.read.describe}`,
+          `Search: ${peer.search.describe}`
+        ],
+        sources: peer.sources
+      }))
+    ]
     const results = {
-      policies: ["toolcap", ...peers.map((peer) => peer.name)],
+      policies,
       rows,
-      peers,
-      toolcapModel: [
-        `Bash: stdout keeps its head within ${budgets.shellStdoutMaxBytes / 1024} KB / ${budgets.shellStdoutMaxLines} lines, stderr its tail within ${budgets.shellStderrMaxBytes / 1024} KB / ${budgets.shellStderrMaxLines} lines, each cut stream with its marker; a cut stream is spilled (up to ${budgets.spillMaxBytes / 1024} KB, from a capture of ${budgets.captureMaxBytes / 1024} KB / ${budgets.captureMaxLines} lines per stream that keeps stdout's head and stderr's tail) and the marker names the file. The model reads the tool's \`output\`: the exit status line and both excerpts.`,
-        `Read: the first window (${budgets.readWindowLines} lines / ${budgets.searchMaxBytes / 1024} KB, lines clipped at ${budgets.maxLineChars} characters), counted as the result object serialised to JSON, as the MCP and AI SDK adapters send it; its notice names the next offset.`
-      ],
+      modelText: modelTextRows,
+      toolcapModelText:
+        modelText === ModelText.json
+          ? "the result object serialised to JSON"
+          : "plain text, as `ModelOutput` of `@toolcap/adapters` renders them on every host surface (no line numbers, the default)",
       machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadAverage()} after; the run took ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ${new Date().toISOString().slice(0, 10)}`
     }
 
     for (const t of totals(results))
       console.log(
-        `${t.policy.padEnd(12)} ${t.tokens.toString().padStart(9)} tokens  seen ${t.visible}/${rows.length}  one more call ${t.reachable}  cut ${t.cut}`
+        `${t.policy.padEnd(16)} ${t.tokens.toString().padStart(9)} tokens (${t.tokensWithCall.toString().padStart(9)} with the call)  seen ${t.visible}/${rows.length}  one more call ${t.reachable}  cut ${t.cut}`
+      )
+    for (const t of targets(results))
+      console.log(`${t.met ? "met   " : "MISSED"} ${t.target}: ${t.measured}${t.met ? "" : ` (${t.why})`}`)
+    for (const row of modelTextRows)
+      console.log(
+        `${row.call.padEnd(60)} json ${row.json}  plain ${row.plain}${row.numbered === undefined ? "" : `  numbered ${row.numbered}`}`
       )
 
+    if (selected.length < cases.length) {
+      console.log(`ran ${selected.length} of ${cases.length} cases (${ONLY_VARIABLE}); nothing written`)
+      return
+    }
     await writeFormatted(
       BENCHMARKS_FILE,
       replaceRegion(
@@ -246,7 +328,7 @@ const main = async (): Promise<void> => {
         fs.readFileSync(README_FILE, "utf8"),
         `${REGION} summary`,
         [
-          `Context health, from [BENCHMARKS.md](BENCHMARKS.md) (${rows.length} real tool outputs, toolcap's real tools against other hosts' documented truncation policies):`,
+          `Context health, from [BENCHMARKS.md](BENCHMARKS.md) (${rows.length} real tool outputs, toolcap's real tools under two budget profiles against other hosts' tools modelled from their sources):`,
           "",
           summaryTable(results)
         ].join("\n")
@@ -256,12 +338,95 @@ const main = async (): Promise<void> => {
       `wrote BENCHMARKS.md, ${CHART_FILE} and the README summary in ${((performance.now() - startedAt) / 1000).toFixed(1)}s (load average ${loadAverage()})`
     )
   } finally {
-    await runtime
-      .runPromise(Effect.flatMap(Scratch.Scratch, (scratch) => scratch.removeSession))
-      .catch(() => {})
-    await runtime.dispose()
+    for (const { runtime } of runtimes) {
+      await runtime
+        .runPromise(Effect.flatMap(Scratch.Scratch, (scratch) => scratch.removeSession))
+        .catch(() => {})
+      await runtime.dispose()
+    }
     fs.rmSync(tmp, { recursive: true, force: true })
   }
+}
+
+/** Sources of this monorepo copied into the workspace for the model-text sample. */
+const SAMPLE_PACKAGES = ["limits", "spill", "tools"]
+
+/**
+ * The same real Read, Grep and Glob results rendered as JSON, as plain text, and (Read) as plain
+ * text with `cat -n` numbers: the Reads of the file cases, Reads of this monorepo's sources, and
+ * a Grep in each output mode and a Glob over them.
+ */
+const measureModelText = async (
+  runtime: Runtime,
+  workspace: string,
+  rows: ReadonlyArray<CaseRow>
+): Promise<ReadonlyArray<ModelTextRow>> => {
+  const plain = ModelText.plain({ lineNumbers: false })
+  const numbered = ModelText.plain({ lineNumbers: true })
+  const count = (
+    calls: ReadonlyArray<ModelText.ToolResult>,
+    call: string,
+    withNumbers: boolean
+  ): ModelTextRow => {
+    const sum = (render: ModelText.ModelText) => calls.reduce((total, c) => total + estimate(render(c)), 0)
+    return {
+      call,
+      json: sum(ModelText.json),
+      plain: sum(plain),
+      ...(withNumbers ? { numbered: sum(numbered) } : {})
+    }
+  }
+  const sampleRoot = path.join(workspace, "sources")
+  const sourceFiles: Array<string> = []
+  for (const pkg of SAMPLE_PACKAGES) {
+    const from = path.join(repoRoot, "packages", pkg, "src")
+    for (const entry of Arr.sort(fs.readdirSync(from, { recursive: true, encoding: "utf8" }), Order.string)) {
+      if (!entry.endsWith(".ts")) continue
+      const target = path.join(sampleRoot, pkg, entry)
+      fs.mkdirSync(path.dirname(target), { recursive: true })
+      fs.copyFileSync(path.join(from, entry), target)
+      sourceFiles.push(path.relative(workspace, target))
+    }
+  }
+  const read = (file: string) =>
+    runtime
+      .runPromise(Read.read({ path: file }))
+      .then((result): ModelText.ToolResult => ({ tool: "Read", result }))
+  const grep = (input: Record<string, unknown>) =>
+    runtime
+      .runPromise(Grep.grep({ path: "sources", ...input }))
+      .then((result): ModelText.ToolResult => ({ tool: "Grep", result }))
+  const out: Array<ModelTextRow> = []
+  for (const row of rows.filter((r) => r.kind === "read")) {
+    const file = /^Read `([^`]+)`/.exec(row.source)?.[1]
+    if (file !== undefined) out.push(count([await read(file)], `Read \`${file}\` (\`${row.id}\`)`, true))
+  }
+  const sources = await Promise.all(sourceFiles.map(read))
+  out.push(
+    count(
+      sources,
+      `Read of each of ${sourceFiles.length} source files (\`packages/{${SAMPLE_PACKAGES.join(",")}}/src\`)`,
+      true
+    )
+  )
+  out.push(
+    count(
+      [await grep({ pattern: "Effect\\.gen", outputMode: "content" })],
+      "Grep `Effect\\.gen`, content",
+      false
+    )
+  )
+  out.push(
+    count(
+      [await grep({ pattern: "Schema", outputMode: "filesWithMatches" })],
+      "Grep `Schema`, files with matches",
+      false
+    )
+  )
+  out.push(count([await grep({ pattern: "yield\\*", outputMode: "count" })], "Grep `yield\\*`, count", false))
+  const globbed = await runtime.runPromise(Glob.glob({ pattern: "**/*.ts", path: "sources" }))
+  out.push(count([{ tool: "Glob", result: globbed }], "Glob `**/*.ts`", false))
+  return out
 }
 
 const fail = (message: string): never => {

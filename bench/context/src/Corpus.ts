@@ -38,6 +38,8 @@ export interface CorpusCase {
   readonly title: string
   /** `bash`: the agent runs `command`; `read`: the agent reads `file` (workspace-relative). */
   readonly kind: "bash" | "read"
+  /** The size band or shape this case stands for, when it was added for one. */
+  readonly group?: string
   readonly setup: (context: CaseContext) => Promise<{ readonly command?: string; readonly file?: string }>
   readonly needle: NeedleRule
 }
@@ -70,42 +72,82 @@ const tsProject = (dir: string, compilerOptions: Record<string, unknown>): void 
 const tscCommand = (project: string): string =>
   `node ${JSON.stringify(path.join(packageDir("typescript"), "bin", "tsc"))} -p ${project} --pretty false`
 
+/** What a factory of generated cases is given: the case's id, its title, the group it was added for. */
+interface Variant {
+  readonly id: string
+  readonly title: string
+  readonly group?: string
+}
+
+/** A Bash case of a variant. */
+const bashCase = (variant: Variant, rest: Pick<CorpusCase, "needle" | "setup">): CorpusCase => ({
+  id: variant.id,
+  title: variant.title,
+  kind: "bash",
+  ...(variant.group === undefined ? {} : { group: variant.group }),
+  ...rest
+})
+
 // A flood of unused-variable errors (noUnusedLocals) with one real type error among them: the
 // common shape of a strict build in a codebase that let warnings pile up.
-const TSC_FILES = 400
 const TSC_UNUSED_PER_FILE = 5
-/** The file with the type error sits at 70% of the project, in file order. */
-const TSC_DEFECT_AT = 0.7
 
-const tscFlood: CorpusCase = {
-  id: "tsc-flood",
-  title: "`tsc` on a generated project: 2,000 unused-variable errors and one type error",
-  kind: "bash",
-  needle: { describe: "the line with `error TS2322`", pattern: /error TS2322/, stream: "stdout" },
-  setup: async ({ workspace }) => {
-    const dir = path.join(workspace, "ts-flood")
-    tsProject(dir, {
-      noUnusedLocals: true,
-      module: "ES2022",
-      moduleResolution: "Bundler",
-      skipLibCheck: true
-    })
-    const defect = Math.floor(TSC_FILES * TSC_DEFECT_AT)
-    for (let f = 0; f < TSC_FILES; f++) {
-      const body = Array.from(
-        { length: TSC_UNUSED_PER_FILE },
-        (_, u) => `  const unused${u} = ${f * 10 + u}`
-      ).join("\n")
-      const defectLine =
-        f === defect ? `  const port: number = "80${pad(f, 2)}"\n  return port\n` : "  return 0\n"
-      write(
-        path.join(dir, "src", `module${pad(f, 3)}.ts`),
-        `export function run${f}(): number {\n${body}\n${defectLine}}\n`
-      )
-    }
-    return { command: tscCommand("ts-flood") }
+/** `tsc` over `files` generated modules, the one with the type error at `defectAt` of them in file order. */
+const tscProject = (
+  options: Variant & {
+    readonly files: number
+    readonly defectAt: number
   }
-}
+): CorpusCase =>
+  bashCase(options, {
+    needle: { describe: "the line with `error TS2322`", pattern: /error TS2322/, stream: "stdout" },
+    setup: async ({ workspace }) => {
+      const dir = path.join(workspace, options.id)
+      tsProject(dir, {
+        noUnusedLocals: true,
+        module: "ES2022",
+        moduleResolution: "Bundler",
+        skipLibCheck: true
+      })
+      const defect = Math.floor(options.files * options.defectAt)
+      for (let f = 0; f < options.files; f++) {
+        const body = Array.from(
+          { length: TSC_UNUSED_PER_FILE },
+          (_, u) => `  const unused${u} = ${f * 10 + u}`
+        ).join("\n")
+        const defectLine =
+          f === defect ? `  const port: number = "80${pad(f, 2)}"\n  return port\n` : "  return 0\n"
+        write(
+          path.join(dir, "src", `module${pad(f, 3)}.ts`),
+          `export function run${f}(): number {\n${body}\n${defectLine}}\n`
+        )
+      }
+      return { command: tscCommand(options.id) }
+    }
+  })
+
+const tscFlood = tscProject({
+  id: "tsc-flood",
+  title: "`tsc` on a generated project: 2,000 unused-variable errors and one type error at 70%",
+  files: 400,
+  defectAt: 0.7
+})
+
+const tscMedium = tscProject({
+  id: "tsc-medium",
+  title: "`tsc` on a generated project: 600 unused-variable errors and one type error at 70%",
+  group: "30–96 KB",
+  files: 120,
+  defectAt: 0.7
+})
+
+const tscFloodMiddle = tscProject({
+  id: "tsc-flood-mid",
+  title: "`tsc` on a generated project: 3,000 unused-variable errors and one type error at 50%",
+  group: "needle mid-flood",
+  files: 600,
+  defectAt: 0.5
+})
 
 const tscSmall: CorpusCase = {
   id: "tsc-small",
@@ -165,61 +207,89 @@ const vitestFail: CorpusCase = {
 }
 
 // node's own test runner with the spec reporter: every test on stdout, the failure inline and again
-// in the "failing tests" list after the summary.
-const NODE_TESTS = 6000
-/** The failing test is at 70% of the file. */
+// in the "failing tests" list after the summary. The failing test is at 70% of the file.
 const NODE_DEFECT_AT = 0.7
 
-const nodeTestFail: CorpusCase = {
+const nodeTests = (
+  options: Variant & {
+    readonly tests: number
+  }
+): CorpusCase =>
+  bashCase(options, {
+    needle: {
+      describe: "the `actual !== expected` line of the failure (last occurrence: the failing-tests list)",
+      pattern: /^\s+\d+ !== \d+$/,
+      stream: "stdout",
+      pick: "last"
+    },
+    setup: async ({ workspace }) => {
+      const defect = Math.floor(options.tests * NODE_DEFECT_AT)
+      write(
+        path.join(workspace, options.id, "orders.test.mjs"),
+        [
+          `import { test } from "node:test"`,
+          `import assert from "node:assert/strict"`,
+          `const total = (n) => n * 3`,
+          `for (let i = 0; i < ${options.tests}; i++)`,
+          `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
+          ``
+        ].join("\n")
+      )
+      return { command: `node --test --test-reporter=spec ${options.id}/orders.test.mjs` }
+    }
+  })
+
+const nodeTestFail = nodeTests({
   id: "node-test-fail",
   title: "`node --test` (spec reporter): 6,000 tests, one fails",
-  kind: "bash",
-  needle: {
-    describe: "the `actual !== expected` line of the failure (last occurrence: the failing-tests list)",
-    pattern: /^\s+\d+ !== \d+$/,
-    stream: "stdout",
-    pick: "last"
-  },
-  setup: async ({ workspace }) => {
-    const defect = Math.floor(NODE_TESTS * NODE_DEFECT_AT)
-    write(
-      path.join(workspace, "node-test", "orders.test.mjs"),
-      [
-        `import { test } from "node:test"`,
-        `import assert from "node:assert/strict"`,
-        `const total = (n) => n * 3`,
-        `for (let i = 0; i < ${NODE_TESTS}; i++)`,
-        `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
-        ``
-      ].join("\n")
-    )
-    return { command: "node --test --test-reporter=spec node-test/orders.test.mjs" }
-  }
-}
+  tests: 6000
+})
 
-// Python's unittest in verbose mode writes everything to stderr: one line per test, then the failure.
-const PY_TESTS = 3000
+const nodeTestMedium = nodeTests({
+  id: "node-test-medium",
+  title: "`node --test` (spec reporter): 1,500 tests, one fails",
+  group: "30–96 KB",
+  tests: 1500
+})
+
+// Python's unittest in verbose mode writes everything to stderr: one line per test, then the
+// failure. The failing test is at 70% of the class.
 const PY_DEFECT_AT = 0.7
 
-const pythonUnittest: CorpusCase = {
+const pythonTests = (
+  options: Variant & {
+    readonly tests: number
+  }
+): CorpusCase =>
+  bashCase(options, {
+    needle: { describe: "the `AssertionError` line", pattern: /^AssertionError: /, stream: "stderr" },
+    setup: async ({ workspace }) => {
+      const defect = Math.floor(options.tests * PY_DEFECT_AT)
+      const methods = Array.from(
+        { length: options.tests },
+        (_, i) =>
+          `    def test_order_${pad(i, 4)}(self):\n        self.assertEqual(total(${i}), ${i === defect ? i * 3 + 1 : i * 3})\n`
+      ).join("")
+      write(
+        path.join(workspace, options.id, "test_orders.py"),
+        `import unittest\n\ndef total(n):\n    return n * 3\n\nclass Orders(unittest.TestCase):\n${methods}`
+      )
+      return { command: `python3 -m unittest discover -v -s ${options.id}` }
+    }
+  })
+
+const pythonUnittest = pythonTests({
   id: "python-unittest",
   title: "`python3 -m unittest -v`: 3,000 tests, one fails",
-  kind: "bash",
-  needle: { describe: "the `AssertionError` line", pattern: /^AssertionError: /, stream: "stderr" },
-  setup: async ({ workspace }) => {
-    const defect = Math.floor(PY_TESTS * PY_DEFECT_AT)
-    const methods = Array.from(
-      { length: PY_TESTS },
-      (_, i) =>
-        `    def test_order_${pad(i, 4)}(self):\n        self.assertEqual(total(${i}), ${i === defect ? i * 3 + 1 : i * 3})\n`
-    ).join("")
-    write(
-      path.join(workspace, "py-test", "test_orders.py"),
-      `import unittest\n\ndef total(n):\n    return n * 3\n\nclass Orders(unittest.TestCase):\n${methods}`
-    )
-    return { command: "python3 -m unittest discover -v -s py-test" }
-  }
-}
+  tests: 3000
+})
+
+const pythonUnittestMedium = pythonTests({
+  id: "python-unittest-medium",
+  title: "`python3 -m unittest -v`: 600 tests, one fails",
+  group: "30–96 KB",
+  tests: 600
+})
 
 /** Every `.ts` file under `dir`, sorted, relative to `root`. */
 const sourceFiles = (root: string, dir: string): Array<string> =>
@@ -234,8 +304,45 @@ const sourceFiles = (root: string, dir: string): Array<string> =>
         : []
   )
 
-// `git log -p` of a repository built from the monorepo's own sources, one commit per file, so
-// the history is real git output of real code and the same for the same sources.
+/**
+ * A git repository of the monorepo's own sources, one commit per file (so the history is real git
+ * output of real code, the same for the same sources), built once per workspace.
+ */
+const history = (workspace: string, repoRoot: string): string => {
+  const repo = path.join(workspace, "history")
+  if (fs.existsSync(path.join(repo, ".git"))) return "history"
+  fs.mkdirSync(repo, { recursive: true })
+  const files = Arr.sort(fs.readdirSync(path.join(repoRoot, "packages")), Order.string).flatMap((pkg) =>
+    fs.existsSync(path.join(repoRoot, "packages", pkg, "src"))
+      ? sourceFiles(repoRoot, path.join("packages", pkg, "src"))
+      : []
+  )
+  // one fast-import stream instead of a process per commit
+  const chunks: Array<Buffer> = []
+  // each commit continues the branch, so no `from` is needed
+  files.forEach((file, i) => {
+    const data = fs.readFileSync(path.join(repoRoot, file))
+    const message = Buffer.from(`add ${file}\n`)
+    const when = 1_750_000_000 + i * 3600
+    chunks.push(
+      Buffer.from(
+        `commit refs/heads/main\ncommitter Toolcap Bench <bench@toolcap.invalid> ${when} +0000\ndata ${message.length}\n`
+      ),
+      message,
+      Buffer.from(`M 100644 inline ${file}\ndata ${data.length}\n`),
+      data,
+      Buffer.from("\n")
+    )
+  })
+  const init = spawnSync("git", ["init", "-q", "-b", "main", repo])
+  if (init.status !== 0) throw new Error(`git init failed: ${init.stderr}`)
+  const imported = spawnSync("git", ["-C", repo, "fast-import", "--quiet"], {
+    input: Buffer.concat(chunks)
+  })
+  if (imported.status !== 0) throw new Error(`git fast-import failed: ${imported.stderr}`)
+  return "history"
+}
+
 const gitLog: CorpusCase = {
   id: "git-log-p",
   title: "`git log -p` of a repository of this monorepo's sources (one commit per file)",
@@ -245,40 +352,51 @@ const gitLog: CorpusCase = {
     pattern: /^ {4}add packages\/limits\/src\/Truncate\.ts$/,
     stream: "stdout"
   },
-  setup: async ({ workspace, repoRoot }) => {
-    const repo = path.join(workspace, "history")
-    fs.mkdirSync(repo, { recursive: true })
-    const files = Arr.sort(fs.readdirSync(path.join(repoRoot, "packages")), Order.string).flatMap((pkg) =>
-      fs.existsSync(path.join(repoRoot, "packages", pkg, "src"))
-        ? sourceFiles(repoRoot, path.join("packages", pkg, "src"))
-        : []
-    )
-    // one fast-import stream instead of a process per commit
-    const chunks: Array<Buffer> = []
-    // each commit continues the branch, so no `from` is needed
-    files.forEach((file, i) => {
-      const data = fs.readFileSync(path.join(repoRoot, file))
-      const message = Buffer.from(`add ${file}\n`)
-      const when = 1_750_000_000 + i * 3600
-      chunks.push(
-        Buffer.from(
-          `commit refs/heads/main\ncommitter Toolcap Bench <bench@toolcap.invalid> ${when} +0000\ndata ${message.length}\n`
-        ),
-        message,
-        Buffer.from(`M 100644 inline ${file}\ndata ${data.length}\n`),
-        data,
-        Buffer.from("\n")
-      )
-    })
-    const init = spawnSync("git", ["init", "-q", "-b", "main", repo])
-    if (init.status !== 0) throw new Error(`git init failed: ${init.stderr}`)
-    const imported = spawnSync("git", ["-C", repo, "fast-import", "--quiet"], {
-      input: Buffer.concat(chunks)
-    })
-    if (imported.status !== 0) throw new Error(`git fast-import failed: ${imported.stderr}`)
-    return { command: "git -C history log -p --no-color" }
-  }
+  setup: async ({ repoRoot, workspace }) => ({
+    command: `git -C ${history(workspace, repoRoot)} log -p --no-color`
+  })
 }
+
+// `git grep` of the same repository: ripgrep-like output in path order, the same on every machine
+// for the same sources.
+const gitGrep = (options: {
+  readonly id: string
+  readonly group: string
+  /** The pattern searched for, as `git grep` takes it. */
+  readonly search: string
+  readonly needle: NeedleRule
+}): CorpusCase =>
+  bashCase(
+    { ...options, title: `\`git grep -n '${options.search}'\` over this monorepo's sources` },
+    {
+      needle: options.needle,
+      setup: async ({ repoRoot, workspace }) => ({
+        command: `git -C ${history(workspace, repoRoot)} grep -n '${options.search}' main`
+      })
+    }
+  )
+
+const gitGrepEffect = gitGrep({
+  id: "git-grep-effect",
+  group: "30–96 KB",
+  search: "Effect\\.",
+  needle: {
+    describe: "the line declaring `validateSessionId` in `packages/spill/src/Scratch.ts`",
+    pattern: /^main:packages\/spill\/src\/Scratch\.ts:\d+:export const validateSessionId = /,
+    stream: "stdout"
+  }
+})
+
+const gitGrepConst = gitGrep({
+  id: "git-grep-const",
+  group: "needle mid-flood",
+  search: "const ",
+  needle: {
+    describe: "the line declaring `cutBytes` in `packages/limits/src/Truncate.ts`",
+    pattern: /^main:packages\/limits\/src\/Truncate\.ts:\d+:export const cutBytes = /,
+    stream: "stdout"
+  }
+})
 
 const findUsr: CorpusCase = {
   id: "find-usr",
@@ -306,30 +424,64 @@ const grepNodeModules: CorpusCase = {
   })
 }
 
-// A C build in the shape of `make`: files compiled in order with -Wall, stopping at the first
-// failure; every function has an unused variable (a warning and its caret lines on stderr).
-const C_FILES = 40
+// A C build in the shape of `make`: files compiled in order with -Wall; every function has an
+// unused variable (a warning and its caret lines on stderr), one function an undeclared name.
 const C_FUNCTIONS_PER_FILE = 60
-/** The file with the error sits at 80% of the build, the error in the middle of that file. */
-const C_DEFECT_FILE_AT = 0.8
 
-const cBuild: CorpusCase = {
-  id: "cc-build-warnings",
-  title: "`cc -Wall` over 40 generated files, warnings flooding stderr, stopping at one error",
-  kind: "bash",
-  needle: { describe: "the line with `error:`", pattern: /error: /, stream: "stderr" },
-  setup: async ({ workspace }) => {
-    const defectFile = Math.floor(C_FILES * C_DEFECT_FILE_AT)
-    for (let f = 0; f < C_FILES; f++) {
-      const functions = Array.from({ length: C_FUNCTIONS_PER_FILE }, (_, g) => {
-        const defect = f === defectFile && g === C_FUNCTIONS_PER_FILE / 2
-        return `int unit${f}_${g}(int x) {\n  int unused_${g} = x;\n  return ${defect ? "x + missing_rate" : "x"};\n}\n`
-      }).join("")
-      write(path.join(workspace, "cbuild", `unit${pad(f, 2)}.c`), functions)
-    }
-    return { command: `set -e; for f in cbuild/*.c; do cc -Wall -c "$f" -o /dev/null; done` }
+const cBuild = (
+  options: Variant & {
+    readonly files: number
+    /** The file with the error, as a share of the build; the error is in the middle of that file. */
+    readonly defectAt: number
+    /** `make` stops at the first failure; `make -k` goes on and compiles the rest. */
+    readonly keepGoing: boolean
   }
-}
+): CorpusCase =>
+  bashCase(options, {
+    needle: { describe: "the line with `error:`", pattern: /error: /, stream: "stderr" },
+    setup: async ({ workspace }) => {
+      const defectFile = Math.floor(options.files * options.defectAt)
+      for (let f = 0; f < options.files; f++) {
+        const functions = Array.from({ length: C_FUNCTIONS_PER_FILE }, (_, g) => {
+          const defect = f === defectFile && g === C_FUNCTIONS_PER_FILE / 2
+          return `int unit${f}_${g}(int x) {\n  int unused_${g} = x;\n  return ${defect ? "x + missing_rate" : "x"};\n}\n`
+        }).join("")
+        write(path.join(workspace, options.id, `unit${pad(f, 2)}.c`), functions)
+      }
+      const compile = `cc -Wall -c "$f" -o /dev/null`
+      return {
+        command: options.keepGoing
+          ? `status=0; for f in ${options.id}/*.c; do ${compile} || status=1; done; exit $status`
+          : `set -e; for f in ${options.id}/*.c; do ${compile}; done`
+      }
+    }
+  })
+
+const cBuildWarnings = cBuild({
+  id: "cc-build-warnings",
+  title: "`cc -Wall` over 40 generated files, warnings flooding stderr, stopping at one error (80%)",
+  files: 40,
+  defectAt: 0.8,
+  keepGoing: false
+})
+
+const cBuildMedium = cBuild({
+  id: "cc-build-medium",
+  title: "`cc -Wall` over 6 generated files, stopping at one error (in the 5th)",
+  group: "30–96 KB",
+  files: 6,
+  defectAt: 0.8,
+  keepGoing: false
+})
+
+const cBuildKeepGoing = cBuild({
+  id: "cc-keep-going",
+  title: "`cc -Wall` over 40 generated files, going on past one error at 50% (`make -k`)",
+  group: "needle mid-flood",
+  files: 40,
+  defectAt: 0.5,
+  keepGoing: true
+})
 
 // A 5 MiB service log of ordinary request lines with one error deep inside.
 const LOG_BYTES = 5 * 1024 * 1024
@@ -431,12 +583,20 @@ export const cases: ReadonlyArray<CorpusCase> = [
   vitestFail,
   nodeTestFail,
   pythonUnittest,
-  cBuild,
+  cBuildWarnings,
   gitLog,
   findUsr,
   grepNodeModules,
   bigLog,
   minifiedBundle,
   lockfile,
-  libDom
+  libDom,
+  tscMedium,
+  nodeTestMedium,
+  pythonUnittestMedium,
+  cBuildMedium,
+  gitGrepEffect,
+  tscFloodMiddle,
+  cBuildKeepGoing,
+  gitGrepConst
 ]

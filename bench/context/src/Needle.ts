@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { RawOutput } from "./Policies.js"
+import type { RawOutput } from "./Text.js"
 
 /**
  * @since 0.1.0

@@ -1,24 +1,27 @@
 /**
- * Renders the benchmark's results: the markdown section of BENCHMARKS.md (tables and method), the
- * README summary, and the SVG chart. Pure: the figures come in, text goes out.
+ * Renders the benchmark's results: the markdown section of BENCHMARKS.md (targets, tables and
+ * method), the README summary, and the SVG chart. Pure: the figures come in, text goes out.
  *
  * @since 0.1.0
  */
-import type { PeerPolicy } from "./Policies.js"
+import type { Source } from "./Peer.js"
+import { type Cell, ONE_MORE_CALL_RULE } from "./Reach.js"
+
+export type { Cell } from "./Reach.js"
 
 /**
- * One case through one policy.
+ * One policy's row header: its name, the version it was modelled from, how it is modelled.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Cell {
-  readonly bytes: number
-  readonly tokens: number
-  readonly truncated: boolean
-  readonly visible: boolean
-  /** Not visible, but the excerpt names a way to it that one more call takes. */
-  readonly reachable: boolean
+export interface PolicyInfo {
+  readonly name: string
+  readonly version: string
+  readonly toolcap: boolean
+  /** How each of its tools is modelled, one sentence each. */
+  readonly describe: ReadonlyArray<string>
+  readonly sources: ReadonlyArray<Source>
 }
 
 /**
@@ -29,15 +32,31 @@ export interface CaseRow {
   readonly id: string
   readonly title: string
   readonly kind: "bash" | "read"
+  /** The size band or shape the case stands for (`30–96 KB`, `needle mid-flood`), if any. */
+  readonly group?: string
   readonly source: string
   readonly rawBytes: number
   readonly rawLines: number
   readonly needle: string
   readonly needleAt: string
-  /** Why toolcap's excerpt neither shows nor points to the needle, when it does not. */
-  readonly toolcapMiss?: string
+  /** Why a toolcap row neither shows nor reaches the needle, by policy name. */
+  readonly misses: ReadonlyArray<{ readonly policy: string; readonly why: string }>
   /** One cell per policy, in `Results.policies` order. */
   readonly cells: ReadonlyArray<Cell>
+}
+
+/**
+ * Tokens of the same tool results rendered three ways.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelTextRow {
+  readonly call: string
+  readonly json: number
+  readonly plain: number
+  /** With `cat -n` line numbers (Read only). */
+  readonly numbered?: number
 }
 
 /**
@@ -45,11 +64,12 @@ export interface CaseRow {
  * @category models
  */
 export interface Results {
-  readonly policies: ReadonlyArray<string>
+  readonly policies: ReadonlyArray<PolicyInfo>
   readonly rows: ReadonlyArray<CaseRow>
+  readonly modelText: ReadonlyArray<ModelTextRow>
+  /** How toolcap's Read, Grep and Glob results were counted (the model-text seam). */
+  readonly toolcapModelText: string
   readonly machine: string
-  readonly peers: ReadonlyArray<PeerPolicy>
-  readonly toolcapModel: ReadonlyArray<string>
 }
 
 /**
@@ -60,6 +80,8 @@ export interface PolicyTotals {
   readonly policy: string
   readonly bytes: number
   readonly tokens: number
+  /** Tokens of the first results plus every one more call made. */
+  readonly tokensWithCall: number
   readonly visible: number
   readonly reachable: number
   readonly cut: number
@@ -74,19 +96,107 @@ export interface PolicyTotals {
 export const totals = (results: Results): ReadonlyArray<PolicyTotals> =>
   results.policies.map((policy, p) => {
     const cells = results.rows.map((row) => row.cells[p]!)
+    const sum = (f: (cell: Cell) => number) => cells.reduce((total, cell) => total + f(cell), 0)
     return {
-      policy,
-      bytes: cells.reduce((sum, cell) => sum + cell.bytes, 0),
-      tokens: cells.reduce((sum, cell) => sum + cell.tokens, 0),
+      policy: policy.name,
+      bytes: sum((cell) => cell.bytes),
+      tokens: sum((cell) => cell.tokens),
+      tokensWithCall: sum((cell) => cell.tokens + cell.callTokens),
       visible: cells.filter((cell) => cell.visible).length,
       reachable: cells.filter((cell) => cell.reachable).length,
       cut: cells.filter((cell) => cell.truncated).length
     }
   })
 
+/**
+ * A done-when target and whether the run met it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Target {
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean
+  /** Why it was missed (empty when met). */
+  readonly why: string
+}
+
+/** The toolcap rows the targets name. */
+export const SPEC = "toolcap spec"
+export const COMPACT = "toolcap compact"
+/** `compact` may spend at most this multiple of the cheapest peer that reaches every needle. */
+export const COMPACT_TOKEN_FACTOR = 1.5
+
+const thousands = (n: number): string => n.toLocaleString("en-US")
+
+/**
+ * The done-when targets, evaluated on the results.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const targets = (results: Results): ReadonlyArray<Target> => {
+  const n = results.rows.length
+  const all = totals(results)
+  const byName = (name: string) => all.find((t) => t.policy === name)
+  const peerTotals = all.filter((_, p) => !results.policies[p]!.toolcap)
+  const lostCases = (name: string) => {
+    const p = results.policies.findIndex((policy) => policy.name === name)
+    return results.rows
+      .filter((row) => !row.cells[p]!.visible && !row.cells[p]!.reachable)
+      .map((row) => `\`${row.id}\``)
+  }
+  const out: Array<Target> = []
+  for (const name of [SPEC, COMPACT]) {
+    const t = byName(name)
+    if (t === undefined) continue
+    const reached = t.visible + t.reachable
+    out.push({
+      target: `${name} reaches every needle (seen or one call)`,
+      measured: `${reached} / ${n}`,
+      met: reached === n,
+      why: reached === n ? "" : `lost ${lostCases(name).join(", ")} (see "Where toolcap lost the needle")`
+    })
+  }
+  const compact = byName(COMPACT)
+  if (compact !== undefined && peerTotals.length > 0) {
+    const best = peerTotals.reduce((a, b) => (b.visible > a.visible ? b : a))
+    const compactAt = results.policies.findIndex((policy) => policy.name === COMPACT)
+    const bestAt = results.policies.findIndex((policy) => policy.name === best.policy)
+    const behind = results.rows
+      .filter((row) => row.cells[bestAt]!.visible && !row.cells[compactAt]!.visible)
+      .map((row) => `\`${row.id}\``)
+    out.push({
+      target: `${COMPACT} sees at least as many needles in the first result as the best peer`,
+      measured: `${compact.visible} against ${best.policy}'s ${best.visible}`,
+      met: compact.visible >= best.visible,
+      why:
+        compact.visible >= best.visible
+          ? ""
+          : `${best.policy} shows the needle in its first result where ${COMPACT} does not on ${behind.join(", ")}`
+    })
+    // the cheapest peer that reaches every needle; when none does, the cheapest of those that reach the most
+    const most = Math.max(...peerTotals.map((t) => t.visible + t.reachable))
+    const reachingMost = peerTotals.filter((t) => t.visible + t.reachable === most)
+    const cheapest = reachingMost.reduce((a, b) => (b.tokensWithCall < a.tokensWithCall ? b : a))
+    const ratio = compact.tokensWithCall / cheapest.tokensWithCall
+    const against =
+      most === n
+        ? ""
+        : ` (no peer reaches every needle; ${cheapest.policy} is the cheapest of those reaching ${most})`
+    out.push({
+      target: `${COMPACT} spends at most ${COMPACT_TOKEN_FACTOR}× the tokens of the cheapest peer that reaches every needle (tokens including the one more call)`,
+      measured: `${thousands(compact.tokensWithCall)} against ${cheapest.policy}'s ${thousands(cheapest.tokensWithCall)}: ${ratio.toFixed(2)}×${against}`,
+      met: ratio <= COMPACT_TOKEN_FACTOR,
+      why: ratio <= COMPACT_TOKEN_FACTOR ? "" : `${ratio.toFixed(2)}× is over ${COMPACT_TOKEN_FACTOR}×`
+    })
+  }
+  return out
+}
+
 const kb = (bytes: number): string =>
   bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`
-const thousands = (n: number): string => n.toLocaleString("en-US")
 const tokensShort = (n: number): string =>
   n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : `${n}`
 
@@ -110,21 +220,72 @@ export const summaryTable = (results: Results): string => {
   return table(
     [
       "policy",
-      "context spent (tokens)",
-      "context spent (bytes)",
-      "needles seen",
-      "one more call",
-      "seen or one call away"
+      "version",
+      "seen in the first result",
+      "reached with one more call",
+      "seen or reached",
+      "tokens, first results",
+      "tokens, with the one more call"
     ],
-    totals(results).map((t) => [
+    totals(results).map((t, p) => [
       t.policy,
-      thousands(t.tokens),
-      kb(t.bytes),
+      results.policies[p]!.version,
       `${t.visible} / ${n}`,
       `${t.reachable} / ${n}`,
-      `**${t.visible + t.reachable} / ${n}**`
+      `**${t.visible + t.reachable} / ${n}**`,
+      thousands(t.tokens),
+      thousands(t.tokensWithCall)
     ])
   )
+}
+
+const targetTable = (results: Results): string =>
+  table(
+    ["target", "measured", "met"],
+    targets(results).map((t) => [t.target, t.measured, t.met ? "✅ met" : `❌ missed: ${t.why}`])
+  )
+
+const percent = (a: number, b: number): string => `${(((a - b) / b) * 100).toFixed(0)}%`
+
+const modelTextSection = (results: Results): Array<string> => {
+  const rows = results.modelText
+  if (rows.length === 0) return []
+  const sum = (f: (row: ModelTextRow) => number) => rows.reduce((total, row) => total + f(row), 0)
+  const reads = rows.filter((row) => row.numbered !== undefined)
+  const readPlain = reads.reduce((total, row) => total + row.plain, 0)
+  const readNumbered = reads.reduce((total, row) => total + (row.numbered ?? 0), 0)
+  const readJson = reads.reduce((total, row) => total + row.json, 0)
+  return [
+    "### Model-facing text: JSON against plain text",
+    "",
+    "The same real Read, Grep and Glob results of toolcap's tools, counted three ways: the result object as JSON (what the host surfaces sent before), plain text as `ModelOutput` of `@toolcap/adapters` renders it (what they send now: Read's lines, Grep's `path:line:text` / `path` / `path:count` lines, Glob's paths, each followed by its notice), and for Read plain text with `cat -n` line numbers (its `lineNumbers` option).",
+    "",
+    table(
+      ["call", "JSON", "plain", "plain with `cat -n` numbers", "JSON over plain"],
+      [
+        ...rows.map((row) => [
+          row.call,
+          thousands(row.json),
+          thousands(row.plain),
+          row.numbered === undefined ? "" : thousands(row.numbered),
+          percent(row.json, row.plain)
+        ]),
+        [
+          "**all**",
+          `**${thousands(sum((row) => row.json))}**`,
+          `**${thousands(sum((row) => row.plain))}**`,
+          reads.length === 0 ? "" : `**${thousands(readNumbered)}** (Reads)`,
+          `**${percent(
+            sum((row) => row.json),
+            sum((row) => row.plain)
+          )}**`
+        ]
+      ]
+    ),
+    "",
+    `On these Reads JSON costs ${percent(readJson, readPlain)} more than plain text, and \`cat -n\` numbers add ${percent(readNumbered, readPlain)} to plain text. A Read result already states its first line (\`offset\`) and its notice names the next one, so a line's number is its offset plus its position: the numbers repeat what the model can derive, and they must be stripped before text copied out of a Read matches the file for an edit.`,
+    ""
+  ]
 }
 
 /**
@@ -138,7 +299,7 @@ export const section = (results: Results, chartFile: string): string => {
   const caseTable = table(
     ["case", "agent's call", "raw output", "needle (located by rule)", "where"],
     results.rows.map((row) => [
-      `\`${row.id}\``,
+      `\`${row.id}\`${row.group === undefined ? "" : ` (${row.group})`}`,
       row.source,
       `${kb(row.rawBytes)}, ${thousands(row.rawLines)} ${row.rawLines === 1 ? "line" : "lines"}`,
       row.needle,
@@ -146,32 +307,38 @@ export const section = (results: Results, chartFile: string): string => {
     ])
   )
   const matrix = table(
-    ["case", ...results.policies],
+    ["case", ...results.policies.map((policy) => policy.name)],
     results.rows.map((row) => [
       `\`${row.id}\``,
       ...row.cells.map(
         (cell) =>
-          `${mark(cell)} · ${tokensShort(cell.tokens)} tok · ${kb(cell.bytes)}${cell.truncated ? "" : " (whole)"}`
+          `${mark(cell)} · ${tokensShort(cell.tokens)}${cell.callTokens > 0 ? ` + ${tokensShort(cell.callTokens)}` : ""} tok${cell.truncated ? "" : " (whole)"}`
       )
     ])
   )
   const lost = results.rows.flatMap((row) =>
-    row.toolcapMiss === undefined ? [] : [`- \`${row.id}\`: ${row.toolcapMiss}`]
+    row.misses.map((miss) => `- \`${row.id}\`, ${miss.policy}: ${miss.why}`)
   )
-  const method = [
-    `- **toolcap**: the real tools of this repository with their default budgets, in a temp workspace with a real data dir. ${results.toolcapModel.join(" ")}`,
-    ...results.peers.map((peer) => `- **${peer.name}**: ${peer.model} Numbers from ${peer.source}`)
-  ].join("\n")
+  const method = results.policies.map((policy) =>
+    [
+      `- **${policy.name}** (${policy.version}): ${policy.describe.join(" ")}`,
+      ...policy.sources.map((source) => `  - ${source.numbers}: ${source.from}`)
+    ].join("\n")
+  )
   return [
     "## Context health",
     "",
-    `How much of an agent's context each tool-output policy spends on ${n} real outputs, and whether the one line the agent needs (the needle) reaches it — or is one more call away. toolcap runs its real Read and Bash tools; the other hosts' policies are modelled from their documented numbers (method below). Generated by \`pnpm bench:context\`; nothing in this section is typed by hand.`,
+    `How much of an agent's context each tool-output policy spends on ${n} real outputs, and whether the one line the agent needs (the needle) reaches it in the first result or with one more call. toolcap runs its real Read, Bash and Grep tools twice, under its \`spec\` budgets and its \`compact\` budgets; the other hosts' shell, read and search tools are modelled from their sources at the versions named below. Generated by \`pnpm bench:context\`; nothing in this section is typed by hand.`,
     "",
     `![context spent and needles per policy](${chartFile})`,
     "",
     summaryTable(results),
     "",
-    `Tokens are estimated with \`@toolcap/checkpoint\`'s default \`TokenEstimator\` (one pass, a fixed weight per character class, tuned against the o200k and cl100k tokenizers) for every policy alike. "One more call" counts needles that were not seen but that the excerpt names a way to in one call: a saved file that really holds the needle (a Grep of it finds it), or — for a file toolcap's Read cut — the file itself, whose path the call named and whose notice says how to page on with an offset, when a Read at the needle's line really shows it. Both sides are credited alike: the needle is in a copy the excerpt points to and one call with a location (a Grep pattern, a line offset) brings it.`,
+    `Tokens are estimated with \`@toolcap/checkpoint\`'s default \`TokenEstimator\` (one pass, a fixed weight per character class, tuned against the o200k and cl100k tokenizers) for every policy alike. "Tokens, with the one more call" adds the search result of every case where the rule below made one.`,
+    "",
+    "### Targets",
+    "",
+    targetTable(results),
     "",
     "### Cases",
     "",
@@ -179,7 +346,7 @@ export const section = (results: Results, chartFile: string): string => {
     "",
     "### Every case through every policy",
     "",
-    "✅ seen: the needle's line is in what reaches the model; ↪ 1 call: not seen, one more call reaches it; ❌ lost: neither. Then the estimated tokens and the bytes that reach the model; `(whole)`: the policy passed the output uncut.",
+    "✅ seen: the needle's line is in the first result; ↪ 1 call: not seen, one more call reaches it; ❌ lost: neither. Then the estimated tokens of the first result, `+` those of the one more call when one was made; `(whole)`: the first result passed the output uncut.",
     "",
     matrix,
     "",
@@ -187,13 +354,18 @@ export const section = (results: Results, chartFile: string): string => {
     "",
     lost.length === 0 ? "Nowhere: every needle was seen or one call away." : lost.join("\n"),
     "",
+    ...modelTextSection(results),
     "### Method",
     "",
-    "Each case is produced on this machine at bench time: the generated projects are compiled and tested by the real compilers and runners, git, find and grep print their real output, and files are read as they are. A Bash case runs once, through toolcap's Bash tool; the chunks its streams emitted are the raw output every peer policy receives (stdout, then stderr). A file case is read by toolcap's Read tool (default window, no offset); the peers receive the file's whole text, as their shell or read tool would return it before their output policy applies. The needle is located in the raw output by the rule in the table; it counts as seen when the text reaching the model holds it as a whole line (for a line longer than 500 characters, the match with 40 characters either side).",
+    "Each case is produced on this machine at bench time: the generated projects are compiled and tested by the real compilers and runners, git, find and grep print their real output, and files are read as they are. A Bash case runs once, through toolcap's Bash tool under `spec`; the chunks its streams emitted are the raw output every peer model receives, and `compact` runs a command that prints exactly those bytes on the same streams with the same exit code. A file case is read by each policy's own Read tool with its defaults (no offset, no limit). The needle is located in the raw output by the rule in the table; it counts as seen when the text reaching the model holds it as a whole line (without a line-number prefix the tool adds; for a line longer than 500 characters, the match with 40 characters either side).",
     "",
-    method,
+    `**One more call, one rule for every policy.** ${ONE_MORE_CALL_RULE}`,
     "",
-    "Peer policies are plain functions in `bench/context/src/Policies.ts`, their laws (bounded output, head and tail shares, a marker exactly when cut) property-tested in `bench/context/test/`. Only the documented truncation is modelled: a host's other measures (summarising, masking old results, its own Read tool's limits) are not.",
+    `toolcap's Read, Grep and Glob results are counted as ${results.toolcapModelText}; Bash as its \`output\` text.`,
+    "",
+    ...method,
+    "",
+    "Peer models are plain functions in `bench/context/src/peers/`, their laws (bounded output, head and tail shares, a marker exactly when cut, a saved copy that is the whole output, Read windows that are a prefix of the file) property-tested in `bench/context/test/`. A host's other measures (summarising, masking old results, asking the user) are not modelled.",
     "",
     `Machine: ${results.machine}.`
   ].join("\n")
@@ -203,7 +375,8 @@ const escapeXml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
 /**
- * The chart: context spent per policy (left) and needles seen / one call away / lost (right).
+ * The chart: context spent per policy with the one more call (left) and needles seen / one call
+ * away / lost (right).
  *
  * @since 0.1.0
  * @category constructors
@@ -211,36 +384,36 @@ const escapeXml = (text: string): string =>
 export const chart = (results: Results): string => {
   const rows = totals(results)
   const n = results.rows.length
-  const width = 880
+  const width = 900
   const top = 64
   const rowHeight = 34
   const height = top + rows.length * rowHeight + 56
-  const labelWidth = 120
+  const labelWidth = 140
   const leftX = labelWidth + 10
   const leftWidth = 290
   // room for the largest figure after the longest bar
   const rightX = leftX + leftWidth + 90
   const rightWidth = width - rightX - 20
-  const maxTokens = Math.max(...rows.map((r) => r.tokens), 1)
+  const maxTokens = Math.max(...rows.map((r) => r.tokensWithCall), 1)
   const colours = { spent: "#5b6c8f", seen: "#2e8b57", call: "#9fd3b4", lost: "#d9d9d9", toolcap: "#1f4e9c" }
   const parts: Array<string> = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="13">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${leftX}" y="24" font-size="15" font-weight="bold">Context spent (estimated tokens)</text>`,
-    `<text x="${leftX}" y="44" fill="#555">${n} real outputs · shorter is better</text>`,
+    `<text x="${leftX}" y="44" fill="#555">${n} real outputs, with the one more call · shorter is better</text>`,
     `<text x="${rightX}" y="24" font-size="15" font-weight="bold">Needles (of ${n})</text>`,
     `<text x="${rightX}" y="44" fill="#555">seen · one more call · lost</text>`
   ]
   rows.forEach((row, i) => {
     const y = top + i * rowHeight
-    const isToolcap = row.policy === "toolcap"
+    const isToolcap = results.policies[i]!.toolcap
     parts.push(
       `<text x="${labelWidth}" y="${y + 17}" text-anchor="end"${isToolcap ? ' font-weight="bold"' : ""}>${escapeXml(row.policy)}</text>`
     )
-    const spentWidth = Math.max((row.tokens / maxTokens) * leftWidth, 1)
+    const spentWidth = Math.max((row.tokensWithCall / maxTokens) * leftWidth, 1)
     parts.push(
       `<rect x="${leftX}" y="${y + 4}" width="${spentWidth.toFixed(1)}" height="18" fill="${isToolcap ? colours.toolcap : colours.spent}"/>`,
-      `<text x="${(leftX + spentWidth + 6).toFixed(1)}" y="${y + 17}">${thousands(row.tokens)}</text>`
+      `<text x="${(leftX + spentWidth + 6).toFixed(1)}" y="${y + 17}">${thousands(row.tokensWithCall)}</text>`
     )
     const unit = rightWidth / n
     const seenWidth = row.visible * unit
@@ -257,7 +430,7 @@ export const chart = (results: Results): string => {
   })
   const legendY = top + rows.length * rowHeight + 24
   const legend: ReadonlyArray<readonly [string, string]> = [
-    [colours.seen, "needle seen in the excerpt"],
+    [colours.seen, "needle seen in the first result"],
     [colours.call, "not seen, one more call reaches it"],
     [colours.lost, "lost"]
   ]

@@ -1,45 +1,66 @@
-// The laws of the peer policies the context benchmark compares toolcap with: what reaches the
-// model is bounded by the policy's documented numbers, the kept head is a prefix and the kept tail a
-// suffix of the output within their shares, nothing is split inside a character, a marker appears
-// exactly when the policy cut, and a saved copy holds the whole output and is named in the text.
+// The laws of the peer models the context benchmark compares toolcap with. Shell: what reaches the
+// model is bounded by the host's numbers, the kept head is a prefix and the kept tail a suffix of
+// the output within their shares, nothing is split inside a character, a marker appears exactly
+// when the host cut, and a saved copy holds the whole output and is named in the text. Read: the
+// window is the file's first lines in order, within the host's line and size limits, each shown
+// whole or clipped at the host's width, and a cut names where the rest is. Search: only matching
+// lines, in order, within the host's cap.
 import { assert, describe, it } from "@effect/vitest"
+import { TokenEstimator } from "@toolcap/checkpoint"
 import { FastCheck as fc } from "effect"
+import { locate } from "../src/Needle.js"
+import { type Location, matchingLines, type View } from "../src/Peer.js"
 import {
-  byteLength,
+  CLAUDE_CODE_GREP_HEAD_LIMIT,
+  CLAUDE_CODE_GREP_MAX_COLUMNS,
   CLAUDE_CODE_MAX_CHARS,
-  CLAUDE_CODE_PREVIEW_BYTES,
-  claudeCode,
-  CLINE_MAX_BYTES,
-  clineRoo,
-  codex,
-  CODEX_BYTES_PER_TOKEN,
-  CODEX_TOKEN_LIMIT,
-  combined,
+  CLAUDE_CODE_PREVIEW_CHARS,
+  CLAUDE_CODE_READ_MAX_BYTES,
+  CLAUDE_CODE_READ_MAX_TOKENS,
+  claudeCode
+} from "../src/peers/claudeCode.js"
+import {
+  CLINE_LINE_CHARS,
+  CLINE_MAX_OUTPUT_CHARS,
+  CLINE_READ_CHARS,
+  CLINE_READ_LINES,
+  cline
+} from "../src/peers/cline.js"
+import { CODEX_BYTES_PER_TOKEN, CODEX_MAX_OUTPUT_TOKENS, codex } from "../src/peers/codex.js"
+import {
+  GEMINI_GREP_MAX_MATCHES,
   GEMINI_HEAD_SHARE,
+  GEMINI_LINE_CHARS,
+  GEMINI_READ_LINES,
   GEMINI_THRESHOLD_CHARS,
-  geminiCli,
+  geminiCli
+} from "../src/peers/geminiCli.js"
+import {
+  OPENCODE_GREP_LIMIT,
+  OPENCODE_LINE_CHARS,
   OPENCODE_MAX_BYTES,
   OPENCODE_MAX_LINES,
-  opencode,
-  peers,
-  type PolicyView,
-  type RawOutput
-} from "../src/Policies.js"
+  OPENCODE_READ_LINES,
+  opencode
+} from "../src/peers/opencode.js"
+import { ROO_LINE_CHARS, ROO_PREVIEW_BYTES, ROO_READ_LINES, rooCode } from "../src/peers/rooCode.js"
+import { peers } from "../src/Policies.js"
+import { peerCell } from "../src/Reach.js"
+import { byteLength, combined, type RawOutput, splitLines } from "../src/Text.js"
 
-const runs = { fastCheck: { numRuns: 150 } }
+const runs = { fastCheck: { numRuns: 120 } }
 const SAVED = "/tmp/saved/case.txt"
 
 /** A run of one line repeated, with or without its newline: outputs from a few bytes to a few hundred KB. */
 const block: fc.Arbitrary<string> = fc
   .record({
     line: fc.string({ unit: fc.constantFrom("a", "b", " ", "1", "é", "€", "中", "😀"), maxLength: 80 }),
-    // at most ~960 KB: below Codex's 1 MiB stream capture, whose drop is not a head/tail cut
     repeat: fc.integer({ min: 1, max: 1000 }),
     newline: fc.boolean()
   })
   .map(({ line, newline, repeat }) => (newline ? `${line}\n` : line).repeat(repeat))
 
-/** Many short lines, so the line limits (opencode's 2000) bind before the byte limits. */
+/** Many short lines, so the line limits (2000) bind before the byte limits. */
 const shortLines: fc.Arbitrary<string> = fc
   .integer({ min: 1, max: 4000 })
   .map((n) => Array.from({ length: n }, (_, i) => `${i}\n`).join(""))
@@ -56,46 +77,51 @@ const stream: fc.Arbitrary<string> = fc.oneof(
   oneLine
 )
 
-const raw: fc.Arbitrary<RawOutput> = fc.record({ stdout: stream, stderr: stream })
+const raw: fc.Arbitrary<RawOutput> = fc.record({
+  stdout: stream,
+  stderr: stream,
+  exitCode: fc.constantFrom(0, 1, 2)
+})
 
 const hasSplitCharacter = (text: string): boolean => text.includes("\uFFFD") || /\p{Surrogate}/u.test(text)
 
-/** Laws every peer shares. */
-const commonLaws = (input: RawOutput, view: PolicyView): void => {
-  const whole = combined(input)
-  assert.isTrue(whole.startsWith(view.head), "the head is a prefix of the output")
-  assert.isTrue(whole.endsWith(view.tail), "the tail is a suffix of the output")
-  assert.isFalse(hasSplitCharacter(view.head) || hasSplitCharacter(view.tail), "no character split")
+/** Laws every shell cut shares; `base` is the text the host cuts. */
+const shellLaws = (view: View, base: string): void => {
+  assert.isTrue(base.startsWith(view.head), "the head is a prefix of the output")
+  assert.isTrue(base.endsWith(view.tail), "the tail is a suffix of the output")
+  assert.isFalse(hasSplitCharacter(view.text), "no character split")
   if (!view.truncated) {
-    assert.strictEqual(view.text, whole, "uncut output reaches the model as it is")
+    assert.isTrue(view.text.includes(base), "uncut output reaches the model whole")
     assert.isUndefined(view.marker)
-    assert.isUndefined(view.savedCopy)
+    assert.isUndefined(view.location)
   } else {
     assert.isDefined(view.marker, "a cut always says so")
     assert.include(view.text, view.marker!)
-    assert.isBelow(byteLength(view.head) + byteLength(view.tail), byteLength(whole), "a cut drops something")
-    if (view.savedCopy !== undefined) {
-      assert.strictEqual(view.savedCopy.content, whole, "the saved copy is the whole output")
-      assert.include(view.text, view.savedCopy.path, "the text names the saved copy")
+    assert.isBelow(view.head.length + view.tail.length, base.length, "a cut drops something")
+    if (view.location !== undefined) {
+      assert.strictEqual(view.location.kind, "copy")
+      assert.include(view.location.content, base, "the saved copy holds the whole output")
+      assert.include(view.text, view.location.path, "the text names the saved copy")
     }
   }
 }
 
-describe("peer policies", () => {
+describe("peer shell models", () => {
   it.prop(
-    "Claude Code: whole up to 30,000 characters, else a ~2 KB head preview and the saved file",
+    "Claude Code: whole up to 30,000 characters, else a 2,000-character preview and the saved file",
     { input: raw },
     ({ input }) => {
-      const view = claudeCode.apply(input, SAVED)
-      commonLaws(input, view)
-      const whole = combined(input)
-      assert.strictEqual(view.truncated, whole.length > CLAUDE_CODE_MAX_CHARS)
+      const view = claudeCode.shell.apply(input, SAVED)
+      const base = combined(input)
+        .replace(/^(\s*\n)+/, "")
+        .trimEnd()
+      shellLaws(view, base)
+      assert.strictEqual(view.truncated, base.length > CLAUDE_CODE_MAX_CHARS)
       if (view.truncated) {
-        assert.isAtMost(byteLength(view.head), CLAUDE_CODE_PREVIEW_BYTES)
+        assert.isAtMost(view.head.length, CLAUDE_CODE_PREVIEW_CHARS)
         assert.strictEqual(view.tail, "")
-        assert.isDefined(view.savedCopy)
-        // the preview, the marker and the `<persisted-output>` wrapper
-        assert.isAtMost(view.text.length, CLAUDE_CODE_PREVIEW_BYTES + view.marker!.length + 48)
+        assert.isDefined(view.location)
+        assert.isAtMost(view.text.length, CLAUDE_CODE_PREVIEW_CHARS + view.marker!.length + 80)
       }
     },
     runs
@@ -105,12 +131,13 @@ describe("peer policies", () => {
     "Codex: within 10,000 tokens × 4 bytes, head and tail half each, no saved copy",
     { input: raw },
     ({ input }) => {
-      const view = codex.apply(input, SAVED)
-      commonLaws(input, view)
-      const budget = CODEX_TOKEN_LIMIT * CODEX_BYTES_PER_TOKEN
-      assert.strictEqual(view.truncated, byteLength(combined(input)) > budget)
-      assert.isAtMost(byteLength(view.text), budget)
-      assert.isUndefined(view.savedCopy)
+      const view = codex.shell.apply(input, SAVED)
+      const base = combined(input)
+      const budget = CODEX_MAX_OUTPUT_TOKENS * CODEX_BYTES_PER_TOKEN
+      shellLaws(view, base)
+      assert.strictEqual(view.truncated, byteLength(base) > budget)
+      assert.isUndefined(view.location)
+      assert.include(view.text, `Process exited with code ${input.exitCode}`)
       if (view.truncated) {
         assert.isAtMost(byteLength(view.head), budget / 2)
         assert.isAtMost(byteLength(view.tail), budget / 2)
@@ -121,82 +148,347 @@ describe("peer policies", () => {
   )
 
   it.prop(
-    "opencode: whole within 2000 lines and 50 KB, else whole lines of the head and the saved file",
+    "opencode: whole within 2000 lines and 50 KB, else whole lines of the tail and the saved file",
     { input: raw },
     ({ input }) => {
-      const view = opencode.apply(input, SAVED)
-      commonLaws(input, view)
-      const whole = combined(input)
+      const view = opencode.shell.apply(input, SAVED)
+      const base = combined(input)
+      if (base === "") {
+        assert.strictEqual(view.text, "(no output)")
+        return
+      }
+      shellLaws(view, base)
       assert.strictEqual(
         view.truncated,
-        whole.split("\n").length > OPENCODE_MAX_LINES || byteLength(whole) > OPENCODE_MAX_BYTES
+        base.split("\n").length > OPENCODE_MAX_LINES || byteLength(base) > OPENCODE_MAX_BYTES
       )
       if (view.truncated) {
-        assert.isAtMost(byteLength(view.head), OPENCODE_MAX_BYTES)
-        assert.isAtMost(view.head.split("\n").length, OPENCODE_MAX_LINES)
-        assert.strictEqual(view.tail, "")
-        assert.isTrue(whole.startsWith(`${view.head}\n`) || view.head === "", "the head ends at a line end")
-        assert.isDefined(view.savedCopy)
+        assert.strictEqual(view.head, "")
+        assert.isAtMost(byteLength(view.tail), OPENCODE_MAX_BYTES)
+        assert.isAtMost(view.tail.split("\n").length, OPENCODE_MAX_LINES)
+        const wholeLines = base.endsWith(`\n${view.tail}`) || base === view.tail
+        const oneLineEnd = !view.tail.includes("\n")
+        assert.isTrue(wholeLines || oneLineEnd, "the tail starts at a line start, or is the end of one line")
+        assert.isDefined(view.location)
       }
     },
     runs
   )
 
   it.prop(
-    "Gemini CLI: within 40,000 characters, head 20% of it, tail the rest, and the saved file",
+    "Gemini CLI: the shell result within 40,000 characters, else its first 20% and last 80% and the saved file",
     { input: raw },
     ({ input }) => {
-      const view = geminiCli.apply(input, SAVED)
-      commonLaws(input, view)
-      assert.strictEqual(view.truncated, combined(input).length > GEMINI_THRESHOLD_CHARS)
+      const view = geminiCli.shell.apply(input, SAVED)
+      const output = combined(input)
+      const base = view.truncated ? view.location!.content : view.text
+      assert.include(base, output === "" ? "(empty)" : output)
+      shellLaws(view, base)
+      assert.strictEqual(view.truncated, base.length > GEMINI_THRESHOLD_CHARS)
       if (view.truncated) {
         assert.isAtMost(view.head.length, GEMINI_THRESHOLD_CHARS * GEMINI_HEAD_SHARE)
         assert.isAtMost(view.head.length + view.tail.length, GEMINI_THRESHOLD_CHARS)
-        assert.isDefined(view.savedCopy)
+        assert.isAtLeast(view.tail.length, GEMINI_THRESHOLD_CHARS * (1 - GEMINI_HEAD_SHARE) - 1)
       }
     },
     runs
   )
 
   it.prop(
-    "Cline / Roo: within 10 KB, head and tail half each, no saved copy",
+    "Roo Code: whole within 10 KB, else 5 KB of head and 5 KB of tail and the saved artifact",
     { input: raw },
     ({ input }) => {
-      const view = clineRoo.apply(input, SAVED)
-      commonLaws(input, view)
-      assert.strictEqual(view.truncated, byteLength(combined(input)) > CLINE_MAX_BYTES)
-      assert.isUndefined(view.savedCopy)
+      const view = rooCode.shell.apply(input, SAVED)
+      const base = combined(input)
+      shellLaws(view, base)
+      assert.strictEqual(view.truncated, byteLength(base) > ROO_PREVIEW_BYTES)
       if (view.truncated) {
-        assert.isAtMost(byteLength(view.head), CLINE_MAX_BYTES / 2)
-        assert.isAtMost(byteLength(view.tail), CLINE_MAX_BYTES / 2)
+        assert.isAtMost(byteLength(view.head), ROO_PREVIEW_BYTES / 2)
+        assert.isAtMost(byteLength(view.tail), ROO_PREVIEW_BYTES / 2)
+        assert.isAtLeast(byteLength(view.head), ROO_PREVIEW_BYTES / 2 - 3)
+        assert.match(view.marker!, /^\[\.\.\.\d+ bytes omitted\.\.\.\]$/)
+        assert.isDefined(view.location)
       }
     },
     runs
   )
 
-  it("head/tail policies keep the first and the last line of a long multi-line output", () => {
+  it.prop(
+    "Cline: within 48,000 characters, head and tail half each, no saved copy",
+    { input: raw },
+    ({ input }) => {
+      const view = cline.shell.apply(input, SAVED)
+      assert.isFalse(hasSplitCharacter(view.text))
+      assert.isUndefined(view.location)
+      const longest = Math.max(input.stdout.length, input.stderr.length)
+      if (input.stdout.length + input.stderr.length + 10 <= CLINE_MAX_OUTPUT_CHARS) {
+        assert.isFalse(view.truncated)
+        assert.include(view.text, input.stdout)
+        assert.include(view.text, input.stderr)
+      }
+      if (longest > CLINE_MAX_OUTPUT_CHARS) assert.isTrue(view.truncated)
+      if (view.truncated) {
+        assert.isAtMost(view.head.length, CLINE_MAX_OUTPUT_CHARS / 2)
+        assert.isAtMost(view.tail.length, CLINE_MAX_OUTPUT_CHARS / 2)
+        assert.isTrue(view.text.includes(view.marker!))
+        // stdout's own head survives both cuts
+        assert.isTrue(input.stdout.startsWith(view.head) || view.head.startsWith(input.stdout))
+      }
+      if ((input.exitCode ?? 0) !== 0)
+        assert.isTrue(view.text.startsWith(`[Command exited with code ${input.exitCode}]\n`))
+    },
+    runs
+  )
+
+  it("head+tail cuts keep the first and the last line of a long output; tail cuts keep the last", () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`)
-    const input = { stdout: `${lines.join("\n")}\n`, stderr: "" }
-    for (const policy of [codex, geminiCli, clineRoo]) {
-      const view = policy.apply(input, SAVED)
-      assert.isTrue(view.head.startsWith("line 0\n"), policy.name)
-      assert.isTrue(view.tail.endsWith("line 19999\n"), policy.name)
-      assert.isFalse(view.text.includes("line 10000\n"), policy.name)
+    const input = { stdout: `${lines.join("\n")}\n`, stderr: "", exitCode: 0 }
+    for (const peer of [codex, geminiCli, rooCode, cline]) {
+      const view = peer.shell.apply(input, SAVED)
+      assert.include(view.head, "line 0\n", peer.name)
+      assert.include(view.tail, "line 19999", peer.name)
+      assert.notInclude(view.text, "line 10000\n", peer.name)
+    }
+    const tail = opencode.shell.apply(input, SAVED)
+    assert.include(tail.text, "line 19999")
+    assert.notInclude(tail.text, "line 0\n")
+  })
+})
+
+/** A file of `count` lines, the i-th `width` characters long with its number inside. */
+const fileOf = (count: number, width: number): string =>
+  Array.from({ length: count }, (_, i) => `${i}:`.padEnd(width, "x")).join("\n") + "\n"
+
+const file: fc.Arbitrary<Location> = fc
+  .oneof(
+    fc.record({ count: fc.integer({ min: 1, max: 5000 }), width: fc.integer({ min: 1, max: 120 }) }),
+    fc.record({ count: fc.integer({ min: 1, max: 60 }), width: fc.integer({ min: 1000, max: 12_000 }) })
+  )
+  .map(({ count, width }) => ({ kind: "file", path: "/work/file.txt", content: fileOf(count, width) }))
+
+/** Laws every Read model shares: the first lines, in order, each whole or clipped to `width`. */
+const readLaws = (view: View, location: Location, width: number): void => {
+  const lines = splitLines(location.content)
+  const shown = view.shown ?? splitLines(view.head)
+  assert.isTrue(location.content.startsWith(view.head), "the window is a prefix of the file")
+  shown.forEach((line, i) => {
+    const original = lines[i]!
+    assert.isTrue(
+      line === original || (original.length > width && line.startsWith(original.slice(0, width - 3))),
+      `line ${i + 1} is shown whole or clipped to ${width}`
+    )
+  })
+  if (view.truncated) {
+    assert.isDefined(view.marker)
+    assert.strictEqual(view.location, location, "a cut names the file")
+  } else assert.deepStrictEqual([...shown], lines, "an uncut window shows every line as it is")
+}
+
+describe("peer Read models", () => {
+  it.prop(
+    "Claude Code: refuses over 256 KB, else every line numbered, a partial view past 25,000 tokens",
+    { location: file },
+    ({ location }) => {
+      const view = claudeCode.read.apply(location)
+      if (byteLength(location.content) > CLAUDE_CODE_READ_MAX_BYTES) {
+        assert.isTrue(view.truncated)
+        assert.match(view.text, /exceeds maximum allowed size \(256KB\)/)
+        assert.strictEqual(view.location, location)
+        return
+      }
+      readLaws(view, location, Number.POSITIVE_INFINITY)
+      const tokens = TokenEstimator.estimate(splitLines(location.content).join("\n"))
+      assert.strictEqual(view.truncated, tokens > CLAUDE_CODE_READ_MAX_TOKENS)
+      if (view.truncated) {
+        const kept = view.shown!.length
+        assert.include(view.marker!, `offset=${kept + 1}`)
+        assert.isTrue(
+          kept === 1 || TokenEstimator.estimate(view.shown!.join("\n")) <= CLAUDE_CODE_READ_MAX_TOKENS
+        )
+      }
+      assert.isTrue(view.text.startsWith("1\t"))
+    },
+    runs
+  )
+
+  it.prop(
+    "opencode: 2000 lines within 50 KB, lines clipped at 2000 characters, a notice naming the next offset",
+    { location: file },
+    ({ location }) => {
+      const view = opencode.read.apply(location)
+      readLaws(view, location, OPENCODE_LINE_CHARS)
+      const shown = view.shown!
+      assert.isAtMost(shown.length, OPENCODE_READ_LINES)
+      assert.isAtMost(byteLength(shown.join("\n")), OPENCODE_MAX_BYTES)
+      if (shown.length < splitLines(location.content).length)
+        assert.include(view.marker!, `Use offset=${shown.length + 1} to continue`)
+    },
+    runs
+  )
+
+  it.prop(
+    "Gemini CLI: 2000 lines, lines clipped at 2000 characters, a notice naming the next start line",
+    { location: file },
+    ({ location }) => {
+      const view = geminiCli.read.apply(location)
+      const lines = location.content.split(/\r?\n/)
+      assert.isAtMost(view.shown!.length, GEMINI_READ_LINES)
+      view.shown!.forEach((line, i) => assert.isTrue(line === lines[i] || line.endsWith("... [truncated]")))
+      assert.strictEqual(
+        view.truncated,
+        lines.length > GEMINI_READ_LINES || lines.some((line) => line.length > GEMINI_LINE_CHARS)
+      )
+      if (view.truncated) assert.include(view.marker!, `start_line: ${view.shown!.length + 1}`)
+    },
+    runs
+  )
+
+  it.prop(
+    "Roo Code: 2000 numbered lines, lines clipped at 2000 characters, a notice naming the next offset",
+    { location: file },
+    ({ location }) => {
+      const view = rooCode.read.apply(location)
+      const lines = location.content.split("\n")
+      assert.isAtMost(view.shown!.length, ROO_READ_LINES)
+      view.shown!.forEach((line, i) =>
+        assert.isTrue(line === lines[i] || (line.length === ROO_LINE_CHARS && line.endsWith("...")))
+      )
+      assert.strictEqual(
+        view.truncated,
+        lines.length > ROO_READ_LINES ||
+          lines.slice(0, ROO_READ_LINES).some((line) => line.length > ROO_LINE_CHARS)
+      )
+      if (lines.length > ROO_READ_LINES) assert.include(view.marker!, `offset=${ROO_READ_LINES + 1}`)
+    },
+    runs
+  )
+
+  it.prop(
+    "Cline: 2000 numbered lines within 48,000 characters, lines clipped at 2000, a notice when more remains",
+    { location: file },
+    ({ location }) => {
+      const view = cline.read.apply(location)
+      readLaws(view, location, CLINE_LINE_CHARS)
+      const shown = view.shown!
+      assert.isAtMost(shown.length, CLINE_READ_LINES)
+      assert.isTrue(shown.length === 1 || shown.join("\n").length <= CLINE_READ_CHARS)
+      if (shown.length < splitLines(location.content).length)
+        assert.include(view.marker!, `Showing lines 1-${shown.length} of `)
+    },
+    runs
+  )
+
+  it.prop(
+    "Codex: the file through its shell cut, pointing back to the file when cut",
+    { location: file },
+    ({ location }) => {
+      const { location: named, ...view } = codex.read.apply(location)
+      shellLaws(view, location.content)
+      if (view.truncated) assert.strictEqual(named, location)
+    }
+  )
+})
+
+const searchInput = fc.record({
+  lines: fc.array(fc.string({ unit: fc.constantFrom("a", "b", "E", "R", " ", "é"), maxLength: 700 }), {
+    maxLength: 400
+  }),
+  kind: fc.constantFrom("copy" as const, "file" as const)
+})
+
+describe("peer search models", () => {
+  it.prop(
+    "every search shows only matching lines, in order, each whole or clipped, within its cap",
+    { input: searchInput },
+    ({ input }) => {
+      const location: Location = { kind: input.kind, path: "/work/out.txt", content: input.lines.join("\n") }
+      const pattern = /ER/
+      const matches = matchingLines(location.content, pattern).map((match) => match.text)
+      const caps: Record<string, number> = {
+        [claudeCode.name]: CLAUDE_CODE_GREP_HEAD_LIMIT,
+        [opencode.name]: OPENCODE_GREP_LIMIT,
+        [geminiCli.name]: GEMINI_GREP_MAX_MATCHES
+      }
+      for (const peer of peers) {
+        const result = peer.search.apply(location, pattern)
+        assert.isAtMost(
+          result.shown.length,
+          Math.min(matches.length, caps[peer.name] ?? matches.length),
+          peer.name
+        )
+        let from = 0
+        for (const line of result.shown) {
+          const at = matches.findIndex(
+            (match, i) =>
+              i >= from &&
+              (match.trimEnd() === line.trimEnd() ||
+                line.startsWith(match.slice(0, 400)) ||
+                line === "[Omitted long line with 1 matches]")
+          )
+          assert.isAtLeast(at, 0, `${peer.name} shows only matching lines, in order`)
+          from = at + 1
+        }
+        if (
+          matches.length > 0 &&
+          matches.every((m) => byteLength(m) <= CLAUDE_CODE_GREP_MAX_COLUMNS && m.length < 500)
+        )
+          assert.isAbove(result.shown.length, 0, `${peer.name} shows short matches`)
+      }
+    },
+    runs
+  )
+})
+
+describe("one more call", () => {
+  const needleRule = { describe: "the error", pattern: /^ERROR here$/, stream: "stdout" as const }
+  const output = `${"noise line\n".repeat(20_000)}ERROR here\n${"more noise\n".repeat(20_000)}`
+  const input = { stdout: output, stderr: "", exitCode: 1 }
+  const needle = locate(needleRule, input)
+  const estimate = TokenEstimator.estimate
+
+  it("a peer that saves a copy reaches a needle its cut dropped, and pays for the search", () => {
+    for (const peer of [claudeCode, opencode, geminiCli, rooCode]) {
+      const view = peer.shell.apply(input, SAVED)
+      const cell = peerCell(peer, view, needle, needleRule.pattern, estimate)
+      assert.isFalse(cell.visible, peer.name)
+      assert.isTrue(cell.reachable, peer.name)
+      assert.isAbove(cell.callTokens, 0, peer.name)
     }
   })
 
-  it("stderr follows stdout on a line of its own", () => {
-    assert.strictEqual(combined({ stdout: "out", stderr: "err\n" }), "out\nerr\n")
-    assert.strictEqual(combined({ stdout: "out\n", stderr: "err\n" }), "out\nerr\n")
-    assert.strictEqual(combined({ stdout: "", stderr: "err" }), "err")
-    assert.strictEqual(combined({ stdout: "out", stderr: "" }), "out")
+  it("a peer without a copy loses it, and makes no call", () => {
+    for (const peer of [codex, cline]) {
+      const cell = peerCell(peer, peer.shell.apply(input, SAVED), needle, needleRule.pattern, estimate)
+      assert.deepStrictEqual([cell.visible, cell.reachable, cell.callTokens], [false, false, 0], peer.name)
+    }
   })
 
-  it("every peer names where its numbers come from", () => {
-    assert.strictEqual(peers.length, 5)
+  it("a needle in the first result needs no call, on the first line too (after a host's label)", () => {
+    for (const stdout of ["ok\nERROR here\n", "ERROR here\n"]) {
+      const small = { stdout, stderr: "", exitCode: 1 }
+      for (const peer of peers) {
+        const cell = peerCell(
+          peer,
+          peer.shell.apply(small, SAVED),
+          locate(needleRule, small),
+          needleRule.pattern,
+          estimate
+        )
+        assert.deepStrictEqual(
+          [cell.visible, cell.callTokens],
+          [true, 0],
+          `${peer.name}: ${JSON.stringify(stdout)}`
+        )
+      }
+    }
+  })
+
+  it("every peer names the files and versions its numbers come from", () => {
+    assert.strictEqual(peers.length, 6)
     for (const peer of peers) {
-      assert.isAbove(peer.model.length, 40, peer.name)
-      assert.isAbove(peer.source.length, 40, peer.name)
+      assert.isAbove(peer.version.length, 4, peer.name)
+      assert.isAtLeast(peer.sources.length, 3, peer.name)
+      for (const source of peer.sources) assert.match(source.from, /@|at [0-9a-f]{12}|npm/, peer.name)
     }
   })
 })
