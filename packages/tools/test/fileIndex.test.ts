@@ -13,7 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import { Glob, Grep } from "@toolcap/tools"
-import { type Env, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
+import { type Env, indexReady, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
 
 const globAll = (pattern = "**/*") =>
   Glob.glob({ pattern, limit: 1000 }).pipe(
@@ -84,6 +84,8 @@ describe("the file index", () => {
         "src/deep/c.ts"
       ])
       assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), ["a.txt", "old/d.txt", "src/b.ts"])
+      // the first calls listed the tree; from here the index answers
+      assert.isTrue(yield* indexReady(env))
 
       // create (also a new directory with files, and an ignored file), then search at once
       writeTree(env.workspace, {
@@ -153,6 +155,7 @@ describe("the file index", () => {
       writeTree(env.workspace, { "seed.txt": "x\n" })
       const run = <A, E>(effect: Effect.Effect<A, E, Env>) => Effect.provide(effect, env.context)
       assert.deepStrictEqual(yield* run(globAll()), ["seed.txt"])
+      assert.isTrue(yield* indexReady(env))
       // each file is a create and a write event: far past the default 16384-event inotify queue
       const dir = path.join(env.workspace, "many")
       fs.mkdirSync(dir)
@@ -183,6 +186,7 @@ describe("the file index", () => {
         for (const [k, relative] of Object.keys(files).entries())
           setMtime(path.join(env.workspace, relative), 1000 + k)
         setMtime(path.join(env.workspace, "late/nul.txt"), 500)
+        assert.isTrue(yield* indexReady(env))
         const { value, spawns } = yield* countingRipgrep(
           Grep.grep({ pattern: "rare", outputMode: "content" }).pipe(
             Effect.either,
@@ -209,7 +213,15 @@ describe("the file index", () => {
       for (let k = 0; k < 100; k++)
         files[`d${k % 7}/f${k}.ts`] = k % 3 === 0 ? `const needle = ${k}\n` : "other\n"
       writeTree(env.workspace, files)
-      // the first call builds the index with a walk of its own: still one ripgrep
+      // the first call is a listing of its own (one ripgrep); the index is built after it
+      const first = yield* countingRipgrep(
+        Grep.grep({ pattern: "needle", outputMode: "content" }).pipe(
+          Effect.either,
+          Effect.provide(env.context)
+        )
+      )
+      assert.strictEqual(first.spawns, 1)
+      assert.isTrue(yield* indexReady(env))
       for (const outputMode of ["content", "filesWithMatches", "count"] as const) {
         const { value, spawns } = yield* countingRipgrep(
           Grep.grep({ pattern: "needle", outputMode }).pipe(Effect.either, Effect.provide(env.context))

@@ -10,6 +10,7 @@ import * as FastCheck from "effect/FastCheck"
 import { createRequire } from "node:module"
 import * as Pattern from "../src/internal/search/pattern/glob.js"
 import * as Gitignore from "../src/internal/search/pattern/gitignore.js"
+import * as Narrowing from "../src/internal/search/glob.js"
 
 const picomatch = createRequire(import.meta.url)("picomatch") as (
   glob: string,
@@ -208,4 +209,27 @@ describe("ignore-file rules", () => {
     },
     { fastCheck: { numRuns: 200 } }
   )
+})
+
+describe("ripgrep narrowing globs", () => {
+  it("exclude every name but the one on the way down, at each level", () => {
+    assert.deepStrictEqual(Narrowing.narrowingGlobs(["src"]), [
+      "!/[!s]*",
+      "!/s[!r]*",
+      "!/s",
+      "!/sr[!c]*",
+      "!/sr",
+      "!/src?*"
+    ])
+    // a name ripgrep's globs cannot spell stops the narrowing there
+    assert.deepStrictEqual(Narrowing.narrowingGlobs(["a b", "c"]), [])
+    assert.deepStrictEqual(Narrowing.narrowingGlobs(["a", "{x}"]).slice(2), [
+      "!/a/[!{]*",
+      "!/a/\\{[!x]*",
+      "!/a/\\{",
+      "!/a/\\{x[!}]*",
+      "!/a/\\{x",
+      "!/a/\\{x\\}?*"
+    ])
+  })
 })

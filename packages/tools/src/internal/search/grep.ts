@@ -7,7 +7,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Budgets, LineClip, ToolError, type Truncation, Utf8 } from "@toolcap/limits"
 import * as Binary from "../../Binary.js"
@@ -524,7 +523,7 @@ const runBatch = (
  */
 export const collectWalk = (
   c: Omit<CollectInput, "candidates"> & {
-    /** The directory's real path (ripgrep's working directory) and how its files are shown. */
+    /** How this process reaches the directory (ripgrep starts in `cwd`), and how its files are shown. */
     readonly root: string
     readonly displayPrefix: string
     /** Flags choosing the files (e.g. `--type=ts`); the glob is applied here, as a listing's. */
@@ -598,7 +597,7 @@ export const collectWalk = (
       if (Option.isSome(Binary.byName(relative))) return
       const absolute = c.root + path.sep + relative
       // a file that vanished since ripgrep read it is dropped
-      const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
+      const stats = Order.statsOf(absolute)
       if (stats === undefined || !stats.isFile()) return
       current = {
         candidate: { relative, absolute, display: c.displayPrefix + relative, mtimeMs: stats.mtimeMs },
@@ -638,7 +637,7 @@ export const collectWalk = (
         "--",
         "."
       ],
-      c.root,
+      c.cwd,
       decoder,
       (stop) => (stopRun = stop)
     )

@@ -1,18 +1,14 @@
 /**
- * Grep's files in search order (spec §6.6): newest first, ties by path. Without a file index the
- * directory is listed by ripgrep (`rg --files --sortr=modified`, its ignore rules) and files are
- * dated only as far as a search reaches; with one, the index's order is used as it is.
+ * Grep's files in search order: newest first, ties by path, from the index's order (without an
+ * index, the one-shot search walks the directory itself, `./grep.ts`), filtered by `glob`.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import * as Binary from "../../Binary.js"
 import * as Roots from "../../Roots.js"
-import picomatch from "./picomatch.js"
-import * as Order from "./order.js"
-import * as Records from "./records.js"
+import * as Pattern from "./pattern/glob.js"
 import * as Rg from "./ripgrep.js"
 
 /** A file to search. */
@@ -45,47 +41,6 @@ export const fromArray = (items: ReadonlyArray<Candidate>): Candidates => ({
   total: items.length
 })
 
-/**
- * The directory's files as ripgrep lists them, newest first (`--sortr=modified`), filtered by glob,
- * binary names dropped. Only the files a search reaches are dated here (`lstat`), one group of
- * equal modification times at a time, each group ordered by path: ripgrep's order leaves equal
- * times in walk order, and a capped search of a large tree dates a few hundred files, not all.
- */
-export const listFiles = (
-  rg: string,
-  target: Roots.Resolved,
-  type: string | undefined,
-  glob: string | undefined
-) =>
-  Effect.gen(function* () {
-    const keep = glob === undefined ? undefined : globFilter(glob)
-    const relatives: Array<string> = []
-    // `--files --null` prints `PATH\0` per file, the records of files-with-matches
-    const decoder = Records.decoder("filesWithMatches", 0, (record) => {
-      const relative = record.path.startsWith("./") ? record.path.slice(2) : record.path
-      if (keep !== undefined && !keep(relative)) return
-      if (Option.isSome(Binary.byName(relative))) return
-      relatives.push(relative)
-    })
-    const exit = yield* Rg.run(
-      rg,
-      [
-        ...Rg.commonFlags,
-        "--files",
-        "--null",
-        "--sortr=modified",
-        ...(type !== undefined ? [`--type=${type}`] : []),
-        ...Rg.excludeGitFlags,
-        "--",
-        "."
-      ],
-      { cwd: target.realPath, onData: (chunk) => decoder.push(chunk) }
-    )
-    decoder.end()
-    yield* unknownType(exit)
-    return datedInOrder(relatives, target)
-  })
-
 /** A `--type` name ripgrep does not know, reported as Grep's invalid input. */
 export const unknownType = (exit: Rg.Exit): Effect.Effect<void, ToolError.ToolInvalidInput> =>
   exit.code !== 0 && exit.code !== 1 && /unrecognized file type/.test(exit.stderr)
@@ -98,58 +53,17 @@ export const unknownType = (exit: Rg.Exit): Effect.Effect<void, ToolError.ToolIn
       )
     : Effect.void
 
-const datedInOrder = (relatives: ReadonlyArray<string>, target: Roots.Resolved): Candidates => {
-  const prefix = Roots.displayPrefix(target)
-  const dated: Array<Candidate> = []
-  let cursor = 0
-  // the first file of the next group, already dated
-  let held: Candidate | undefined
-  const date = (relative: string): Candidate | undefined => {
-    const absolute = target.realPath + path.sep + relative
-    // a file that vanished since it was listed is dropped
-    const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
-    return stats === undefined || !stats.isFile()
-      ? undefined
-      : { relative, absolute, display: prefix + relative, mtimeMs: stats.mtimeMs }
-  }
-  const extendTo = (index: number) => {
-    while (dated.length <= index) {
-      let first = held
-      held = undefined
-      while (first === undefined && cursor < relatives.length) first = date(relatives[cursor++]!)
-      if (first === undefined) return
-      const group = [first]
-      while (cursor < relatives.length) {
-        const next = date(relatives[cursor++]!)
-        if (next === undefined) continue
-        if (next.mtimeMs !== first.mtimeMs) {
-          held = next
-          break
-        }
-        group.push(next)
-      }
-      group.sort(Order.newestFirst)
-      for (const candidate of group) dated.push(candidate)
-    }
-  }
-  return {
-    at: (index) => {
-      extendTo(index)
-      return dated[index]
-    },
-    // an upper bound (a file may vanish before it is dated): enough to size the runs
-    total: relatives.length
-  }
-}
-
-/** ripgrep's glob semantics as a filter: no `/` matches the file name at any depth. */
+/**
+ * ripgrep's glob semantics as a filter: no `/` matches the file name at any depth, `!` excludes.
+ * The glob is Glob's syntax, matched in linear time; throws `PatternError` when it cannot compile.
+ */
 export const globFilter = (glob: string): ((relative: string) => boolean) => {
   const negated = glob.startsWith("!")
   const body = (negated ? glob.slice(1) : glob).replace(/^\/+/, "").replace(/\/+$/, "")
   const anchored = body.includes("/")
-  const matcher = picomatch(body, { dot: true })
+  const matcher = Pattern.compileGlob(body)
   const matches = (relative: string) =>
-    matcher(anchored ? relative : relative.slice(relative.lastIndexOf("/") + 1))
+    matcher.matches(anchored ? relative : relative.slice(relative.lastIndexOf("/") + 1))
   return negated ? (relative) => !matches(relative) : matches
 }
 
@@ -161,10 +75,11 @@ export const globFilter = (glob: string): ((relative: string) => boolean) => {
 export const fromIndex = (
   files: ReadonlyArray<{ readonly relative: string; readonly mtimeMs: number }>,
   target: Roots.Resolved,
-  glob: string | undefined,
+  /** How this process reaches the directory (the pinned path). */
+  local: string,
+  keep: ((relative: string) => boolean) | undefined,
   countUpTo: number = 2048
 ): Candidates => {
-  const keep = glob === undefined ? undefined : globFilter(glob)
   const prefix = Roots.displayPrefix(target)
   const kept: Array<Candidate> = []
   let cursor = 0
@@ -175,7 +90,7 @@ export const fromIndex = (
       if (Option.isSome(Binary.byName(file.relative))) continue
       kept.push({
         relative: file.relative,
-        absolute: target.realPath + path.sep + file.relative,
+        absolute: local + path.sep + file.relative,
         display: prefix + file.relative,
         mtimeMs: file.mtimeMs
       })
@@ -188,6 +103,6 @@ export const fromIndex = (
       return kept[index]
     },
     total: files.length <= countUpTo ? kept.length : files.length,
-    wholeDirectory: glob === undefined
+    wholeDirectory: keep === undefined
   }
 }
