@@ -103,7 +103,7 @@ beforeAll(async () => {
   const ripgrep = installed("@vscode/ripgrep", tools)
   // pnpm puts a package's dependencies beside it: the platform binary is a sibling of ripgrep
   const platform = installed(`@vscode/ripgrep-${process.platform}-${process.arch}`, path.dirname(ripgrep))
-  await packAll([ripgrep, platform, installed("picomatch", tools)], tarballs)
+  await packAll([ripgrep, platform], tarballs)
   fs.writeFileSync(
     path.join(project, "package.json"),
     JSON.stringify({ name: "host", private: true, type: "module" })
