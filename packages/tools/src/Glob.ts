@@ -246,7 +246,15 @@ export const glob = (
           else open = false
         }
       } else {
-        const found = yield* GlobList.list(pinned, compiled, pattern, prefix, limit, yield* Roots.walkGuard)
+        const found = yield* GlobList.list(
+          pinned,
+          target.realPath,
+          compiled,
+          pattern,
+          prefix,
+          limit,
+          yield* Roots.walkGuard
+        )
         total = found.total
         unconfined = found.unconfined
         for (let at = 0; ; at++) {

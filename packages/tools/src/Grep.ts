@@ -335,7 +335,7 @@ const search = (input: unknown) =>
         ? // no index: one ripgrep run walks the directory newest first
           yield* Search.collectWalk({
             ...common,
-            root: pinned?.local ?? target.realPath,
+            root: target.realPath,
             displayPrefix: Roots.displayPrefix(target),
             selection: decoded.type !== undefined ? [`--type=${decoded.type}`] : [],
             keep
@@ -343,7 +343,7 @@ const search = (input: unknown) =>
         : yield* Search.collect({
             ...common,
             candidates: Option.isSome(indexed)
-              ? List.fromIndex(indexed.value.files, target, pinned?.local ?? target.realPath, keep)
+              ? List.fromIndex(indexed.value.files, target, keep)
               : List.fromArray([
                   {
                     relative: target.realPath,

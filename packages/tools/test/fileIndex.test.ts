@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import { Glob, Grep } from "@toolcap/tools"
+import * as Lanes from "../src/internal/search/lanes.js"
 import { type Env, indexReady, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
 
 const globAll = (pattern = "**/*") =>
@@ -194,7 +195,7 @@ describe("the file index", () => {
           )
         )
         const result = rightOf(value)
-        // the 32 newest files first, then the walk: two runs
+        // the newest files first, then the walk: two runs
         assert.strictEqual(spawns, 2)
         // newest first: the rare lines from the highest k down, then the oldest file
         const rare: Array<[string, number]> = []
@@ -236,5 +237,50 @@ describe("the file index", () => {
       assert.strictEqual(bad.spawns, 1)
       assert.instanceOf(leftOf(bad.value), ToolError.ToolPatternInvalid)
     })
+  )
+})
+
+/** The file `k` of the ordered-runs tree. */
+const name = (k: number) => `d${k % 23}/e${k % 5}/f${k}.txt`
+
+describe("the indexed search in ordered runs", () => {
+  it.scopedLive(
+    "answers what the one-shot search answers, whatever the pattern's density, and in ordered lanes",
+    () =>
+      Effect.gen(function* () {
+        const indexed = yield* searchEnv({}, { fileIndex: true })
+        const oneShot = yield* searchEnv()
+        // 6,000 files in a scrambled modification order, the ten newest sharing one time (ties
+        // by path); `hit<n>` lines in one of every 1, 7, 40 and 300 files
+        const files: Record<string, string> = {}
+        for (let k = 0; k < 6000; k++) {
+          const lines = [`plain ${k}`]
+          for (const every of [1, 7, 40, 300])
+            if (k % every === 0) lines.push(`hit${every} ${k}`, `hit${every} again`)
+          files[name(k)] = `${lines.join("\n")}\n`
+        }
+        for (const env of [indexed, oneShot]) {
+          writeTree(env.workspace, files)
+          for (let k = 0; k < 6000; k++)
+            setMtime(path.join(env.workspace, name(k)), k < 10 ? 20_000 : 10_000 + ((k * 7919) % 6000))
+        }
+        assert.isTrue(yield* indexReady(indexed))
+        for (const pattern of ["hit1 ", "hit7 ", "hit40 ", "hit300 ", "hit300 again|hit40 ", "no-such-hit"]) {
+          for (const outputMode of ["content", "filesWithMatches", "count"] as const) {
+            const input = { pattern, outputMode }
+            const { value, spawns } = yield* countingRipgrep(
+              Grep.grep(input).pipe(Effect.either, Effect.provide(indexed.context))
+            )
+            const expected = rightOf(
+              yield* Grep.grep(input).pipe(Effect.either, Effect.provide(oneShot.context))
+            )
+            assert.deepStrictEqual(rightOf(value), expected, `${pattern} ${outputMode}`)
+            // one file in 40 leaves the newest files short of the cap: the rest in runs of lanes
+            if (pattern === "hit40 " && outputMode === "content")
+              assert.isAtLeast(spawns, 1 + Lanes.laneCount(6000), "the newest files, then runs of lanes")
+          }
+        }
+      }),
+    120_000
   )
 })

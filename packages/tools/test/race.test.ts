@@ -66,6 +66,7 @@ const EXCHANGER = `
 #define EXCHANGE (1 << 1)
 int main(int argc, char **argv) {
   struct timespec pause = {0, 50000};
+  if (argc == 4) return syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], EXCHANGE) == 0 ? 0 : 1;
   if (argc != 3) return 2;
   for (;;) {
     if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], EXCHANGE) != 0) return 1;
@@ -91,13 +92,22 @@ const exchangerBinary = Effect.gen(function* () {
   return path.join(dir, "exchange")
 })
 
-const exchanger = (binary: string, a: string, b: string) =>
+/**
+ * The exchanger, running for the scope. Killed between its two exchanges it would leave the
+ * folders swapped (the outside one, then, simply inside): the release swaps them back, so the
+ * next scenario starts from the same layout. `inside` names a file only the inside folder holds.
+ */
+const exchanger = (binary: string, a: string, b: string, inside: string) =>
   Effect.acquireRelease(
     Effect.sync(() => spawn(binary, [a, b], { stdio: "ignore" })),
     (child: ChildProcess) =>
       Effect.async<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
+        const restore = () => {
+          if (!fs.existsSync(path.join(a, inside))) spawnSync(binary, [a, b, "once"])
+          resume(Effect.void)
+        }
+        if (child.exitCode !== null || child.signalCode !== null) return restore()
+        child.once("exit", restore)
         child.kill("SIGKILL")
       })
   )
@@ -409,7 +419,7 @@ describe("exchange race", () => {
         for (const scenario of scenarios) {
           yield* Effect.scoped(
             Effect.gen(function* () {
-              yield* exchanger(binary, ...scenario.dirs)
+              yield* exchanger(binary, ...scenario.dirs, "inside-0.txt")
               const until = performance.now() + (SECONDS_PER_TOOL * 1000) / scenarios.length
               const run = yield* hammer(
                 scenario.call,

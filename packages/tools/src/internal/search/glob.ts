@@ -92,6 +92,7 @@ export const narrowingGlobs = (base: ReadonlyArray<string>): Array<string> => {
 
 const byRipgrep = (
   pinned: Pinned,
+  realPath: string,
   glob: Pattern.Glob,
   pattern: string,
   prefix: string,
@@ -117,9 +118,10 @@ const byRipgrep = (
     const decoder = Records.decoder("filesWithMatches", 0, (record) => {
       const relative = record.path.startsWith("./") ? record.path.slice(2) : record.path
       if (!glob.matches(relative)) return
-      // dated through the pinned directory as it arrives, while ripgrep walks on; a file that
-      // vanished since is dropped
-      const stats = Order.statsOf(pinned.local + path.sep + relative)
+      // dated as it arrives, while ripgrep walks on (by its real path: a lookup through the
+      // pinned descriptor's /proc entry costs more than ripgrep's own walk, and only the date is
+      // read; the names are ripgrep's); a file that vanished since is dropped
+      const stats = Order.statsOf(realPath + path.sep + relative)
       if (stats === undefined || !stats.isFile()) return
       total++
       found.push({ display: prefix + relative, mtimeMs: stats.mtimeMs })
@@ -181,6 +183,8 @@ const byWalk = (
 /** The files below the pinned directory matching `glob` (`pattern` is its text), newest first. */
 export const list = (
   pinned: Pinned,
+  /** The directory's real path. */
+  realPath: string,
   glob: Pattern.Glob,
   pattern: string,
   prefix: string,
@@ -190,7 +194,7 @@ export const list = (
 ): Effect.Effect<Ordered, never, Workspace | Scratch.Scratch> => {
   const support = Confinement.support()
   return support.kind === "landlock"
-    ? byRipgrep(pinned, glob, pattern, prefix, keep).pipe(
+    ? byRipgrep(pinned, realPath, glob, pattern, prefix, keep).pipe(
         // ripgrep missing or refused to start: the walk answers the same
         Effect.catchAll((error) =>
           byWalk(

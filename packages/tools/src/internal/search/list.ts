@@ -75,8 +75,6 @@ export const globFilter = (glob: string): ((relative: string) => boolean) => {
 export const fromIndex = (
   files: ReadonlyArray<{ readonly relative: string; readonly mtimeMs: number }>,
   target: Roots.Resolved,
-  /** How this process reaches the directory (the pinned path). */
-  local: string,
   keep: ((relative: string) => boolean) | undefined,
   countUpTo: number = 2048
 ): Candidates => {
@@ -90,7 +88,7 @@ export const fromIndex = (
       if (Option.isSome(Binary.byName(file.relative))) continue
       kept.push({
         relative: file.relative,
-        absolute: local + path.sep + file.relative,
+        absolute: target.realPath + path.sep + file.relative,
         display: prefix + file.relative,
         mtimeMs: file.mtimeMs
       })

@@ -3,7 +3,8 @@
  * `path` once, open it, check that the descriptor's real path is the one resolved (inside a root),
  * and then reach everything below it through that descriptor: ripgrep starts in it (its working
  * directory is `/proc/<host>/fd/<n>`, and every path it opens is relative to it), and the host's
- * own reads go through `/proc/self/fd/<n>/…`. A directory exchanged into the path's place while
+ * own walk (the fallback without Landlock) reads through `/proc/self/fd/<n>/…`; names always come
+ * from one of those, only dates are read by the real path. A directory exchanged into the path's place while
  * the call runs (`renameat2(RENAME_EXCHANGE)`, a rename) is therefore never read; the one that was
  * opened, moved out of the roots, is refused by the kernel (Landlock checks each open against
  * where the directory is then). After the listing, the descriptor's real path is read again: a
