@@ -140,9 +140,6 @@ const contentCapped = (r: unknown) => {
 const grepContent = (host: Host) => host.runPromise(Grep.grep({ pattern: COMMON, outputMode: "content" }))
 const grepCount = (host: Host) => host.runPromise(Grep.grep({ pattern: COMMON, outputMode: "count" }))
 const grepNothing = (host: Host) => host.runPromise(Grep.grep({ pattern: NOTHING, outputMode: "content" }))
-const grepSparse = (host: Host) => host.runPromise(Grep.grep({ pattern: SPARSE, outputMode: "content" }))
-const grepLessSparse = (host: Host) =>
-  host.runPromise(Grep.grep({ pattern: LESS_SPARSE, outputMode: "content" }))
 const globTs = (host: Host) => host.runPromise(Glob.glob({ pattern: "**/*.ts" }))
 const countCapped = (r: unknown) =>
   "counts" in (r as object) && (r as { counts: Array<unknown> }).counts.length === 200
@@ -151,28 +148,24 @@ const nothing = (r: unknown) =>
 const globCapped = (r: unknown) =>
   (r as Glob.GlobResult).matches.length === 100 && (r as Glob.GlobResult).truncated
 
+/** A capped content Grep of a sparse pattern through a warm index, against `rg --json | head`. */
+const sparseCase = (name: string, pattern: string): Case => ({
+  name,
+  baselineName: `rg --json '${pattern}' | head -n 200`,
+  baseline: (cwd) => ripgrep(cwd, ["--json", pattern], 200),
+  subject: (host) => host.runPromise(Grep.grep({ pattern, outputMode: "content" })),
+  check: contentCapped,
+  target: 3
+})
+
 const cases = (indexed: boolean, size: number): ReadonlyArray<Case> => {
   const sorted = indexed ? [] : ["--sortr=modified"]
   const oneShot = 1.5
   return [
     ...(indexed && size >= 10_000
       ? [
-          {
-            name: "capped content Grep, sparse pattern",
-            baselineName: `rg --json '${SPARSE}' | head -n 200`,
-            baseline: (cwd: string) => ripgrep(cwd, ["--json", SPARSE], 200),
-            subject: grepSparse,
-            check: contentCapped,
-            target: 3
-          },
-          {
-            name: "capped content Grep, sparse pattern (1 file in 20)",
-            baselineName: `rg --json '${LESS_SPARSE}' | head -n 200`,
-            baseline: (cwd: string) => ripgrep(cwd, ["--json", LESS_SPARSE], 200),
-            subject: grepLessSparse,
-            check: contentCapped,
-            target: 3
-          }
+          sparseCase("capped content Grep, sparse pattern", SPARSE),
+          sparseCase("capped content Grep, sparse pattern (1 file in 20)", LESS_SPARSE)
         ]
       : []),
     ...(indexed

@@ -375,33 +375,25 @@ describe("exchange race", () => {
         const indexedDirs = layout(indexed)
         // the long-lived host's index of the folder is complete before the race starts
         assert.isTrue(yield* indexReady(indexed, indexedDirs[0]))
-        const glob = (env: typeof oneShot, input: Record<string, unknown>) => () =>
-          Glob.glob(input).pipe(Effect.provide(env.context))
+        const globIn = (
+          name: string,
+          env: typeof oneShot,
+          dirs: readonly [string, string],
+          pattern: string
+        ) => ({
+          name,
+          dirs,
+          call: () => Glob.glob({ pattern, path: "xdir" }).pipe(Effect.provide(env.context))
+        })
         const scenarios: ReadonlyArray<{
           readonly name: string
           readonly dirs: readonly [string, string]
           readonly call: () => Effect.Effect<unknown, { readonly code: string }, never>
         }> = [
-          {
-            name: "Glob **/* in it",
-            dirs: oneShotDirs,
-            call: glob(oneShot, { pattern: "**/*", path: "xdir" })
-          },
-          {
-            name: "Glob *.txt in it",
-            dirs: oneShotDirs,
-            call: glob(oneShot, { pattern: "*.txt", path: "xdir" })
-          },
-          {
-            name: "Glob */*.txt in it",
-            dirs: oneShotDirs,
-            call: glob(oneShot, { pattern: "*/*.txt", path: "xdir" })
-          },
-          {
-            name: "Glob **/* in it, through a file index",
-            dirs: indexedDirs,
-            call: glob(indexed, { pattern: "**/*", path: "xdir" })
-          },
+          globIn("Glob **/* in it", oneShot, oneShotDirs, "**/*"),
+          globIn("Glob *.txt in it", oneShot, oneShotDirs, "*.txt"),
+          globIn("Glob */*.txt in it", oneShot, oneShotDirs, "*/*.txt"),
+          globIn("Glob **/* in it, through a file index", indexed, indexedDirs, "**/*"),
           {
             name: "Grep in it",
             dirs: oneShotDirs,
