@@ -110,12 +110,6 @@ export interface GlobOptions {
 const invalid = (field: string, reason: string) =>
   new ToolError.ToolInvalidInput({ tool: TOOL, field, reason })
 
-/**
- * Indexed files matched between two turns of the event loop: a slice of a large index takes a
- * few milliseconds, so a host stays responsive (an MCP `ping`, a timeout) while it matches.
- */
-const FILES_PER_TURN = 8192
-
 const sameIdentity = (
   a: { readonly dev: number; readonly ino: number } | undefined,
   b: { readonly dev: number; readonly ino: number } | undefined
@@ -237,7 +231,7 @@ export const glob = (
         const files = indexed.value.files
         for (let at = 0; at < files.length; at++) {
           // matching is linear per path, and the loop lets the event loop in between slices
-          if (at > 0 && at % FILES_PER_TURN === 0) yield* Order.eventLoopTurn
+          if (at > 0 && at % Order.FILES_PER_TURN === 0) yield* Order.eventLoopTurn
           const file = files[at]!
           if (!compiled.matches(file.relative)) continue
           total++

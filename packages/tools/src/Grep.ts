@@ -343,7 +343,13 @@ const search = (input: unknown) =>
         : yield* Search.collect({
             ...common,
             candidates: Option.isSome(indexed)
-              ? List.fromIndex(indexed.value.files, target, keep)
+              ? List.fromIndex(
+                  keep === undefined
+                    ? indexed.value.files
+                    : yield* List.keptInTurns(indexed.value.files, keep),
+                  target,
+                  keep === undefined
+                )
               : List.fromArray([
                   {
                     relative: target.realPath,

@@ -48,31 +48,15 @@ const KINDS = 4
  * One ignore file's rules. A path is judged by these rules ALONE (the last rule that matches it
  * decides): a parent directory these rules exclude does not decide for its children, because
  * another ignore file may have re-included that directory (ripgrep and git judge each path by
- * itself and get the parent rule from never walking into an excluded directory). Rules are
- * matched in time linear in the path (`internal/search/pattern`), so no line of an ignore file
- * can stall a walk, whatever it holds.
+ * itself and get the parent rule from never walking into an excluded directory). All the rules
+ * of a file are matched together, in time linear in the path (`internal/search/pattern`), so no
+ * ignore file can stall a walk, whatever it holds and however long it is.
  */
 interface Matcher {
   readonly judge: (relative: string, isDirectory: boolean) => Verdict
 }
 
-const compile = (text: string): Matcher | undefined => {
-  const rules: Array<Gitignore.Rule> = []
-  for (const line of text.split("\n")) {
-    const rule = Gitignore.parseRule(line)
-    if (rule !== undefined) rules.push(rule)
-  }
-  if (rules.length === 0) return undefined
-  const judge = (relative: string, isDirectory: boolean): Verdict => {
-    for (let at = rules.length - 1; at >= 0; at--) {
-      const rule = rules[at]!
-      if (rule.onlyDirectories && !isDirectory) continue
-      if (rule.automaton.matches(relative)) return rule.whitelist ? "whitelist" : "ignore"
-    }
-    return "none"
-  }
-  return { judge }
-}
+const compile = (text: string): Matcher | undefined => Gitignore.compileFile(text)
 
 /**
  * The ignore rules in force in one directory: its own files and, through `parent`, those of the
@@ -90,12 +74,28 @@ export interface Level {
   readonly matchers: ReadonlyArray<Matcher | undefined>
 }
 
+/**
+ * Bytes of one ignore file read at most (a decision): the host compiles every line it reads, and
+ * real ignore files are a few kilobytes; the lines of a larger one past this are not read
+ * (ripgrep, in its own process, reads them all: only such files can make Glob and Grep differ).
+ */
+const MAX_IGNORE_FILE_BYTES = 256 * 1024
+
 const readText = (file: string): string | undefined => {
+  let fd: number | undefined
   try {
-    return fs.readFileSync(file, "utf8")
+    // never waits: an ignore file that is a FIFO (or a device) would block the host on its open
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    const stats = fs.fstatSync(fd)
+    if (!stats.isFile()) return undefined
+    const buffer = Buffer.alloc(Math.min(MAX_IGNORE_FILE_BYTES, stats.size))
+    const read = fs.readSync(fd, buffer, 0, buffer.length, 0)
+    return buffer.toString("utf8", 0, read)
   } catch {
     // unreadable or absent ignore files are skipped, as ripgrep does
     return undefined
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
   }
 }
 

@@ -265,6 +265,15 @@ describe("the indexed search in ordered runs", () => {
             setMtime(path.join(env.workspace, name(k)), k < 10 ? 20_000 : 10_000 + ((k * 7919) % 6000))
         }
         assert.isTrue(yield* indexReady(indexed))
+        // a glob narrows the index's list first (in slices, the event loop served between them)
+        for (const glob of ["d1*/**", "!*3.txt", "f5*"]) {
+          const input = { pattern: "hit7 ", outputMode: "content", glob }
+          const ours = rightOf(yield* Grep.grep(input).pipe(Effect.either, Effect.provide(indexed.context)))
+          const expected = rightOf(
+            yield* Grep.grep(input).pipe(Effect.either, Effect.provide(oneShot.context))
+          )
+          assert.deepStrictEqual(ours, expected, glob)
+        }
         for (const pattern of ["hit1 ", "hit7 ", "hit40 ", "hit300 ", "hit300 again|hit40 ", "no-such-hit"]) {
           for (const outputMode of ["content", "filesWithMatches", "count"] as const) {
             const input = { pattern, outputMode }

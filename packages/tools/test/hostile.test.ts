@@ -11,13 +11,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Glob, Grep, Read, type Roots } from "@toolcap/tools"
 import * as Pattern from "../src/internal/search/pattern/glob.js"
 import * as Walk from "../src/internal/search/walk.js"
 import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
-import { type Env, indexReady, searchEnv, writeTree } from "./readFixtures.js"
+import { type Env, indexReady, searchEnv, sortedCopy, writeTree } from "./readFixtures.js"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 
 type Call = readonly ["Read" | "Glob" | "Grep", Record<string, unknown>]
@@ -262,8 +263,17 @@ describe("catastrophic patterns", () => {
     "are answered within 2 s through Glob, Grep's glob and ignore files, with or without the file index",
     () =>
       Effect.gen(function* () {
+        // an ignore file of 18,000 lines besides (within the 256 KiB the host reads of one)
+        const manyRules = Array.from({ length: 6000 }, (_, k) => `*.x${k}\nd${k}/\n!keep${k}.x${k}`).join(
+          "\n"
+        )
         const files: Record<string, string> = {
-          "deep/.gitignore": `${stars(20)}\na/${"**/x/".repeat(12)}**/c\n`
+          "deep/.gitignore": `${stars(20)}\na/${"**/x/".repeat(12)}**/c\n`,
+          "many/.gitignore": `${manyRules}\n`,
+          "many/a.x5999": "needle\n",
+          "many/keep7.x7": "needle\n",
+          "many/d123/b.txt": "needle\n",
+          "many/kept.txt": "needle\n"
         }
         for (const length of [60, 100, 150, 200]) {
           files[`names/${"a".repeat(length)}`] = "needle\n"
@@ -298,7 +308,9 @@ describe("catastrophic patterns", () => {
             ["Grep", { pattern: "needle", glob: stars(20), outputMode: "filesWithMatches" }],
             (r) => count(r) === 4
           ],
-          ["ignore file of 20 stars and nested **", ["Glob", { pattern: "deep/**" }], (r) => count(r) === 3]
+          ["ignore file of 20 stars and nested **", ["Glob", { pattern: "deep/**" }], (r) => count(r) === 3],
+          // what is left: the ignore file itself, keep7.x7 (re-included) and kept.txt
+          ["ignore file of 18,000 lines", ["Glob", { pattern: "many/**" }], (r) => count(r) === 3]
         ]
         let inputs = 0
         let hangs = 0
@@ -331,6 +343,26 @@ describe("catastrophic patterns", () => {
         assert.strictEqual(hangs, 0)
       }),
     { timeout: isLong() ? 600_000 : 60_000 }
+  )
+
+  it.scopedLive("an ignore file that is a FIFO blocks neither the host's walk nor its file index", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv({}, { fileIndex: true })
+      writeTree(env.workspace, { "a.txt": "", "sub/b.txt": "" })
+      spawnSync("mkfifo", [path.join(env.workspace, "sub/.gitignore")])
+      const guard: Roots.WalkGuard = {
+        readDirectory: (dir) => fs.readdirSync(dir, { withFileTypes: true }),
+        holdsParentOf: () => true
+      }
+      const walked = yield* Effect.promise(() =>
+        Walk.walk(env.workspace, Pattern.compileGlob("**/*.txt"), "", undefined, guard, undefined)
+      )
+      assert.deepStrictEqual(sortedCopy(walked.map((file) => file.display)), ["a.txt", "sub/b.txt"])
+      // the index is built by the host's own walk: it completes, and Glob answers from it
+      assert.isTrue(yield* indexReady(env))
+      const found = yield* Glob.glob({ pattern: "**/*.txt" }).pipe(Effect.provide(env.context))
+      assert.deepStrictEqual(sortedCopy(found.matches), ["a.txt", "sub/b.txt"])
+    })
   )
 
   it.scopedLive("the host's own fallback walk is linear too, and lets the event loop run", () =>

@@ -107,10 +107,14 @@ export interface DirectoryIndex {
 const O_PATH = 0o10000000
 
 /**
- * Paths named by events beyond which they are not applied one by one: the index is built again
- * in the background instead, so a query never waits for a large walk.
+ * What a query applies of the events at most before answering; past it, the index is built again
+ * in the background instead (the query lists), so a query never waits for a large walk: paths
+ * named by events (each an insertion into the sorted list), directories dropped (each a pass over
+ * the files) or walked anew, and entries those walks list.
  */
-const APPLY_LIMIT = 4096
+const APPLY_LIMIT = 1024
+const APPLY_TREES_LIMIT = 32
+const APPLY_ENTRIES_LIMIT = 8192
 
 /**
  * An index of the real directory `root`. It is read through a descriptor held on `root` (its
@@ -128,7 +132,7 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
   let identity: Identity | undefined
   let tree = IgnoreRules.tree(root)
   let built = false
-  let building: Array<string> | undefined
+  let building: Array<Frame> | undefined
   let stale = false
   let pending = new Set<string>()
   let burst = 0
@@ -197,40 +201,81 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     }
   }
 
-  /** Watches and lists one directory; its subdirectories go on `stack`. False past the budget. */
-  const visit = (current: string, stack: Array<string>): number | false => {
-    const absolute = absoluteOf(current)
-    // watch first: a file created after the listing still sends an event
-    if (!watch(current)) return false
-    let dirents: Array<fs.Dirent>
-    try {
-      dirents = fs.readdirSync(absolute, { withFileTypes: true })
-    } catch {
-      return 1
+  /** A directory being listed: its entries, the ignore rules in force there, the next entry. */
+  interface Frame {
+    readonly relative: string
+    listing?: {
+      readonly absolute: string
+      readonly dirents: ReadonlyArray<fs.Dirent>
+      readonly level: IgnoreRules.Level | undefined
+      at: number
     }
-    const names = dirents.filter((d) => isRuleName(d.name)).map((d) => d.name)
-    const level = tree.levelOf(absolute, names)
-    if (level === "excluded") return 1
-    for (const dirent of dirents) {
+  }
+
+  /**
+   * Lists up to about `budget` entries of the directory on top of `stack` (watched first: a file
+   * created after the listing still sends an event); its subdirectories go on `stack`, and it
+   * stays there until its last entry is done. Answers the entries done, or false past the watch
+   * budget. A directory of many entries is thus listed across slices of a build.
+   */
+  const visitSome = (stack: Array<Frame>, budget: number): number | false => {
+    const frame = stack[stack.length - 1]!
+    if (frame.listing === undefined) {
+      const absolute = absoluteOf(frame.relative)
+      if (!watch(frame.relative)) return false
+      let dirents: Array<fs.Dirent>
+      try {
+        dirents = fs.readdirSync(absolute, { withFileTypes: true })
+      } catch {
+        stack.pop()
+        return 1
+      }
+      const names = dirents.filter((d) => isRuleName(d.name)).map((d) => d.name)
+      const level = tree.levelOf(absolute, names)
+      if (level === "excluded") {
+        stack.pop()
+        return 1
+      }
+      frame.listing = { absolute, dirents, level, at: 0 }
+    }
+    const listing = frame.listing
+    const startAt = listing.at
+    const end = Math.min(listing.dirents.length, startAt + Math.max(1, budget))
+    const found: Array<Frame> = []
+    for (; listing.at < end; listing.at++) {
+      const dirent = listing.dirents[listing.at]!
       if (dirent.name === IgnoreRules.gitDirName) continue
       const isDirectory = dirent.isDirectory()
       if (!isDirectory && !dirent.isFile()) continue
-      const child = absolute + path.sep + dirent.name
-      if (level !== undefined && IgnoreRules.judge(level, child, isDirectory) === "ignore") continue
-      const relative = join(current, dirent.name)
-      if (isDirectory) stack.push(relative)
+      const child = listing.absolute + path.sep + dirent.name
+      if (listing.level !== undefined && IgnoreRules.judge(listing.level, child, isDirectory) === "ignore")
+        continue
+      const relative = join(frame.relative, dirent.name)
+      if (isDirectory) found.push({ relative })
       else {
         const stats = fs.lstatSync(child, { throwIfNoEntry: false })
         if (stats !== undefined && stats.isFile()) putFile(relative, stats.mtimeMs)
       }
     }
-    return dirents.length + 1
+    const done = end === listing.dirents.length
+    if (done) stack.pop()
+    stack.push(...found)
+    return end - startAt + 1
   }
 
-  /** Watches and lists `dir` and everything below it at once (a directory an event named). */
-  const walk = (dir: string): boolean => {
-    const stack = [dir]
-    while (stack.length > 0) if (visit(stack.pop()!, stack) === false) return false
+  /**
+   * Watches and lists `dir` and everything below it (a directory an event named), at most
+   * `entries` entries; false past them or past the watch budget.
+   */
+  const walk = (dir: string, entries: number): boolean => {
+    const stack: Array<Frame> = [{ relative: dir }]
+    let done = 0
+    while (stack.length > 0) {
+      const visited = visitSome(stack, entries - done)
+      if (visited === false) return false
+      done += visited
+      if (done > entries && stack.length > 0) return false
+    }
     return true
   }
 
@@ -270,14 +315,14 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     }
     tree = IgnoreRules.tree(base)
     bulk = true
-    building = [""]
+    building = [{ relative: "" }]
   }
 
   const buildSome = (entries: number): boolean => {
     if (building === undefined) return built
     let done = 0
     while (building.length > 0 && done < entries) {
-      const visited = visit(building.pop()!, building)
+      const visited = visitSome(building, entries - done)
       if (visited === false) {
         building = undefined
         bulk = false
@@ -294,16 +339,22 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     return true
   }
 
-  /** Looks again at every path an event named. */
+  /** Looks again at every path an event named; false when that is more than a query applies. */
   const apply = (): boolean => {
     const paths = pending
     pending = new Set()
+    let trees = 0
+    let entries = 0
     for (const relative of paths) {
+      if (trees > APPLY_TREES_LIMIT) return false
       const absolute = absoluteOf(relative)
       const stats = fs.lstatSync(absolute, { throwIfNoEntry: false })
       if (stats === undefined || (!stats.isFile() && !stats.isDirectory())) {
         removeFile(relative)
-        if (watchers.has(relative)) removeTree(relative)
+        if (watchers.has(relative)) {
+          trees++
+          removeTree(relative)
+        }
         continue
       }
       if (stats.isFile()) {
@@ -315,11 +366,14 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
       // walked anew. Its inode cannot tell a replacement apart, since a directory removed and made
       // again at once often gets the freed inode number back.
       removeFile(relative)
+      trees++
       if (watchers.has(relative)) removeTree(relative)
       const level = tree.levelOf(path.dirname(absolute))
       if (level === "excluded" || IgnoreRules.isExcluded(level, absolute, path.basename(absolute), true))
         continue
-      if (!walk(relative)) return false
+      const before = files.size
+      if (!walk(relative, APPLY_ENTRIES_LIMIT - entries)) return false
+      entries += Math.max(1, files.size - before)
     }
     return true
   }

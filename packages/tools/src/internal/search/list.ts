@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import * as Binary from "../../Binary.js"
 import * as Roots from "../../Roots.js"
+import * as Order from "./order.js"
 import * as Pattern from "./pattern/glob.js"
 import * as Rg from "./ripgrep.js"
 
@@ -68,14 +69,15 @@ export const globFilter = (glob: string): ((relative: string) => boolean) => {
 }
 
 /**
- * The index's files (already in search order) as candidates: filtered by `glob`, binary names
- * dropped. The filter runs as the search reaches each file; the count is known up front only for
+ * The index's files (already in search order, narrowed by a `glob` beforehand) as candidates,
+ * binary names dropped. The filter runs as the search reaches each file; the count is known up front only for
  * a tree small enough to be searched in one run.
  */
 export const fromIndex = (
   files: ReadonlyArray<{ readonly relative: string; readonly mtimeMs: number }>,
   target: Roots.Resolved,
-  keep: ((relative: string) => boolean) | undefined,
+  /** Whether `files` are the whole index (not narrowed by a `glob`). */
+  wholeDirectory: boolean,
   countUpTo: number = 2048
 ): Candidates => {
   const prefix = Roots.displayPrefix(target)
@@ -84,7 +86,6 @@ export const fromIndex = (
   const extendTo = (index: number) => {
     while (kept.length <= index && cursor < files.length) {
       const file = files[cursor++]!
-      if (keep !== undefined && !keep(file.relative)) continue
       if (Option.isSome(Binary.byName(file.relative))) continue
       kept.push({
         relative: file.relative,
@@ -101,6 +102,23 @@ export const fromIndex = (
       return kept[index]
     },
     total: files.length <= countUpTo ? kept.length : files.length,
-    wholeDirectory: keep === undefined
+    wholeDirectory
   }
 }
+
+/**
+ * The files `keep` admits, in order, a turn of the event loop every 8192: a glob matched against
+ * a large index takes a while, and the host serves other requests meanwhile.
+ */
+export const keptInTurns = <F extends { readonly relative: string }>(
+  files: ReadonlyArray<F>,
+  keep: (relative: string) => boolean
+): Effect.Effect<ReadonlyArray<F>> =>
+  Effect.gen(function* () {
+    const kept: Array<F> = []
+    for (let at = 0; at < files.length; at++) {
+      if (at > 0 && at % Order.FILES_PER_TURN === 0) yield* Order.eventLoopTurn
+      if (keep(files[at]!.relative)) kept.push(files[at]!)
+    }
+    return kept
+  })

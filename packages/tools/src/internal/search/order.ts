@@ -68,6 +68,12 @@ export const renderedBytes = (text: string): number => Buffer.byteLength(text) +
 export const interruptOnAbort = Abort.interruptOnAbort
 
 /**
+ * Files matched against a pattern between two turns of the event loop: a slice of a large index
+ * takes a few milliseconds, so a host stays responsive (an MCP `ping`, a timeout) while it matches.
+ */
+export const FILES_PER_TURN = 8192
+
+/**
  * One turn of the event loop (`setImmediate`): long work in the host's own thread takes one
  * between slices, so timers, I/O (an MCP `ping`) and interruption are served meanwhile.
  */

@@ -32,6 +32,9 @@ const READS_PER_TURN = 64
 /** `lstat` calls between two turns of the event loop, for the same reason. */
 const STATS_PER_TURN = 2048
 
+/** Entries judged by the ignore rules between two turns (a directory of many entries included). */
+const ENTRIES_PER_TURN = 2048
+
 /**
  * The literal every matching file name ends with, when the pattern's last segment is `*` and a
  * literal (`**\/*.ts` -> `.ts`): most files of a tree lack it and are dropped unmatched.
@@ -46,6 +49,8 @@ const isIgnoreFileName = (name: string): boolean =>
   name === ".gitignore" || name === ".ignore" || name === ".rgignore" || name === IgnoreRules.gitDirName
 
 const turn = () => new Promise<void>((resume) => setImmediate(resume))
+
+const aborted = (signal: AbortSignal | undefined) => signal?.aborted === true
 
 interface Pending {
   /** Path relative to the root, `""` for the root itself. */
@@ -72,6 +77,7 @@ export const walk = async (
   const files: Array<WalkedFile> = []
   let reads = 0
   let stats = 0
+  let entries = 0
   const startRelative = glob.base.join("/")
   let startState = automaton?.start()
   if (automaton !== undefined && startRelative !== "")
@@ -93,6 +99,10 @@ export const walk = async (
     const level = tree.levelOf(absolute, names ?? [])
     if (level === "excluded") continue
     for (const dirent of dirents) {
+      if (++entries % ENTRIES_PER_TURN === 0) {
+        await turn()
+        if (aborted(signal)) break
+      }
       if (dirent.name === IgnoreRules.gitDirName) continue
       const isDirectory = dirent.isDirectory()
       // symlinks, sockets, FIFOs and devices are never listed (symlinks are not followed)

@@ -21,6 +21,11 @@ const NOT_SEGMENT = 3
 const MAX_CACHED_TRANSITIONS = 4 * 1024 * 1024
 /** Deterministic states kept at least before the cache is dropped, whatever the alphabet. */
 const MIN_CACHED_STATES = 64
+/**
+ * Automaton states held by the cached deterministic states at most (4 bytes each): a set of many
+ * patterns (an ignore file of thousands of lines) has large state sets, bounded by this.
+ */
+const MAX_CACHED_SET_ENTRIES = 4 * 1024 * 1024
 
 export interface Automaton {
   /** Whether `path` as a whole is matched. */
@@ -137,10 +142,19 @@ const alphabetOf = (sets: ReadonlyArray<CharSet | undefined>) => {
  * path is linear in the path's length times the automaton's size at worst, and one table lookup
  * per code point once the transitions met are cached.
  */
-export const compile = (node: Node): Automaton => {
+export const compile = (node: Node): Automaton => compileSet([node])
+
+/** Patterns in one automaton, each ending in a match state tagged with its index. */
+const compileSet = (nodes: ReadonlyArray<Node>): Automaton => {
   const nfa: Nfa = { kind: [], set: [], out1: [], out2: [], inner: [] }
-  const accept = add(nfa, MATCH, -1, -1)
-  const start = build(nfa, node, accept)
+  // each pattern ends in a match state of its own: its index among the patterns
+  const tagOf = new Map<number, number>()
+  const starts: Array<number> = []
+  nodes.forEach((node, index) => {
+    const accept = add(nfa, MATCH, -1, -1)
+    tagOf.set(accept, index)
+    starts.push(build(nfa, node, accept))
+  })
   const size = nfa.kind.length
   const alphabet = alphabetOf(nfa.set)
   const hasNotSegment = nfa.kind.includes(NOT_SEGMENT)
@@ -180,18 +194,23 @@ export const compile = (node: Node): Automaton => {
   // the deterministic automaton, built lazily: state 0 is dead (no state left)
   const maxStates = Math.max(MIN_CACHED_STATES, Math.floor(MAX_CACHED_TRANSITIONS / alphabet.count))
   let sets: Array<ReadonlyArray<number>> = []
-  let accepting: Array<boolean> = []
+  let accepting: Array<ReadonlyArray<number>> = []
   let tables: Array<Int32Array | undefined> = []
   let known = new Map<string, number>()
+  let held = 0
   const intern = (states: Array<number>): number => {
     states.sort((a, b) => a - b)
     const key = states.join(",")
     const found = known.get(key)
     if (found !== undefined) return found
-    if (sets.length >= maxStates) reset()
+    if (sets.length >= maxStates || held + states.length > MAX_CACHED_SET_ENTRIES) reset()
     const id = sets.length
     sets.push(states)
-    accepting.push(states.includes(accept))
+    held += states.length
+    const tags: Array<number> = []
+    for (const state of states) if (nfa.kind[state] === MATCH) tags.push(tagOf.get(state)!)
+    tags.sort((a, b) => a - b)
+    accepting.push(tags)
     tables.push(undefined)
     known.set(key, id)
     return id
@@ -201,10 +220,11 @@ export const compile = (node: Node): Automaton => {
     accepting = []
     tables = []
     known = new Map()
+    held = 0
     intern([])
   }
   reset()
-  let initial = intern(closure([start]))
+  let initial = intern(closure(starts))
   const transition = (state: number, codePoint: number): number => {
     const klass = alphabet.classOf(codePoint)
     let table = tables[state]
@@ -219,7 +239,7 @@ export const compile = (node: Node): Automaton => {
     const target = intern(closure(stepFrom(sets[state]!, alphabet.representative(klass))))
     // a reset while interning renumbered every state: the source's table went with it
     if (sets.length < before || tables[state] !== table) {
-      initial = intern(closure([start]))
+      initial = intern(closure(starts))
       return target
     }
     table[klass] = target
@@ -242,7 +262,7 @@ export const compile = (node: Node): Automaton => {
    */
   const simulate = (path: string): boolean => {
     const arriving = new Map<number, Array<number>>()
-    let current = closure([start])
+    let current = closure(starts)
     for (let at = 0; ;) {
       for (const state of current) {
         if (nfa.kind[state] !== NOT_SEGMENT || (at > 0 && path.charCodeAt(at - 1) !== SLASH)) continue
@@ -254,7 +274,7 @@ export const compile = (node: Node): Automaton => {
         list.push(nfa.out1[state]!)
         arriving.set(end, list)
       }
-      if (at >= path.length) return current.includes(accept)
+      if (at >= path.length) return current.some((state) => nfa.kind[state] === MATCH)
       const codePoint = path.codePointAt(at)!
       at += codePoint > 0xffff ? 2 : 1
       current = closure([...stepFrom(current, codePoint), ...(arriving.get(at) ?? [])])
@@ -264,19 +284,14 @@ export const compile = (node: Node): Automaton => {
   }
 
   return {
-    matches: hasNotSegment
-      ? simulate
-      : (path) => {
-          const state = advance(initial, path)
-          return accepting[state] === true
-        },
+    matches: hasNotSegment ? simulate : (path) => accepting[advance(initial, path)]!.length > 0,
     incremental: hasNotSegment
       ? undefined
       : {
           start: () => sets[initial]!,
           advance: (state, text) => sets[advance(intern([...state]), text)]!,
           dead: (state) => state.length === 0,
-          accepts: (state) => state.includes(accept)
+          accepts: (state) => state.some((nfaState) => nfa.kind[nfaState] === MATCH)
         },
     work: () => work,
     size

@@ -26,6 +26,9 @@ export interface Rule {
   readonly automaton: Automaton
 }
 
+/** How the rules of one ignore file judge a path: the last rule that matches decides. */
+export type Verdict = "ignore" | "whitelist" | "none"
+
 type Token =
   | { readonly k: "lit"; readonly cp: number }
   | { readonly k: "any" }
@@ -187,8 +190,129 @@ const nodeOf = (tokens: ReadonlyArray<Token>): Ast.Node =>
     })
   )
 
+/**
+ * How a line is matched. Most lines of real ignore files are a name (`node_modules`, `**\/dist`),
+ * an extension (`*.log`) or a path without wildcards: those are looked up in hash maps, as
+ * ripgrep's glob set does; only the others go through one automaton of them all.
+ */
+type Shape =
+  | { readonly kind: "exact"; readonly text: string }
+  | { readonly kind: "tail"; readonly text: string }
+  | { readonly kind: "suffix"; readonly text: string }
+  | { readonly kind: "pattern" }
+
+interface Line {
+  readonly whitelist: boolean
+  readonly onlyDirectories: boolean
+  /** Present for a line that is not literal text. */
+  readonly tokens: ReadonlyArray<Token> | undefined
+  readonly shape: Shape
+}
+
+/**
+ * Wildcard lines compiled at most per ignore file (a decision): each is an automaton of its own
+ * that every path walked is matched against (one table lookup per character once cached), so a
+ * path costs at most this many passes; the further wildcard lines of a longer file are not
+ * compiled (ripgrep, in its own process, compiles them all: only such files can make Glob and
+ * Grep differ). Real ignore files hold a few dozen.
+ */
+const MAX_PATTERN_LINES = 256
+
+const push = (map: Map<string, Array<number>>, key: string, index: number) => {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [index])
+  else list.push(index)
+}
+
+/**
+ * One ignore file's rules: the literal ones looked up, the wildcard ones matched from the last
+ * back (the last matching rule decides), so a file of thousands of lines costs a walk little more
+ * than a file of a few. Undefined when the file holds no rule.
+ */
+export const compileFile = (
+  text: string
+): { readonly judge: (relative: string, isDirectory: boolean) => Verdict } | undefined => {
+  const rules: Array<Line> = []
+  for (const raw of text.split("\n")) {
+    const rule = parseLine(raw)
+    if (rule !== undefined) rules.push(rule)
+  }
+  if (rules.length === 0) return undefined
+  const exact = new Map<string, Array<number>>()
+  const tail = new Map<string, Array<number>>()
+  // suffixes of a name, by their length
+  const suffixes = new Map<number, Map<string, Array<number>>>()
+  const patterns: Array<number> = []
+  rules.forEach((rule, index) => {
+    const shape = rule.shape
+    if (shape.kind === "exact") push(exact, shape.text, index)
+    else if (shape.kind === "tail") push(tail, shape.text, index)
+    else if (shape.kind === "suffix") {
+      let byText = suffixes.get(shape.text.length)
+      if (byText === undefined) suffixes.set(shape.text.length, (byText = new Map()))
+      push(byText, shape.text, index)
+    } else if (patterns.length < MAX_PATTERN_LINES) patterns.push(index)
+  })
+  const automata = patterns.map((index) => compile(nodeOfLine(rules[index]!.tokens!)))
+  return {
+    judge: (relative, isDirectory) => {
+      let best = -1
+      const consider = (indexes: ReadonlyArray<number> | undefined) => {
+        if (indexes === undefined) return
+        for (let at = indexes.length - 1; at >= 0; at--) {
+          const index = indexes[at]!
+          if (index <= best) return
+          if (!rules[index]!.onlyDirectories || isDirectory) {
+            best = index
+            return
+          }
+        }
+      }
+      consider(exact.get(relative))
+      // the path's tails at segment boundaries: `a/b/c`, `b/c`, `c`
+      for (let at = -1; ; at = relative.indexOf("/", at + 1)) {
+        consider(tail.get(at === -1 ? relative : relative.slice(at + 1)))
+        if (at !== -1 && relative.indexOf("/", at + 1) === -1) break
+        if (at === -1 && !relative.includes("/")) break
+      }
+      const name = relative.slice(relative.lastIndexOf("/") + 1)
+      for (const [length, byText] of suffixes)
+        if (length <= name.length) consider(byText.get(name.slice(name.length - length)))
+      // the last wildcard lines first: an earlier one cannot beat a later match
+      for (let at = patterns.length - 1; at >= 0 && patterns[at]! > best; at--) {
+        const rule = rules[patterns[at]!]!
+        if (rule.onlyDirectories && !isDirectory) continue
+        if (automata[at]!.matches(relative)) best = patterns[at]!
+      }
+      return best === -1 ? "none" : rules[best]!.whitelist ? "whitelist" : "ignore"
+    }
+  }
+}
+
 /** Parses one line of an ignore file; undefined for a blank line, a comment or a line ripgrep skips. */
 export const parseRule = (raw: string): Rule | undefined => {
+  const rule = parseLine(raw)
+  if (rule === undefined) return undefined
+  const shape = rule.shape
+  const node =
+    rule.tokens !== undefined
+      ? nodeOfLine(rule.tokens)
+      : shape.kind === "exact"
+        ? Ast.text(shape.text)
+        : shape.kind === "tail"
+          ? nodeOfLine([{ k: "recursivePrefix" }, ...literalTokens(shape.text)])
+          : nodeOfLine([
+              { k: "recursivePrefix" },
+              { k: "zeroOrMore" },
+              ...literalTokens(shape.kind === "suffix" ? shape.text : "")
+            ])
+  return { whitelist: rule.whitelist, onlyDirectories: rule.onlyDirectories, automaton: compile(node) }
+}
+
+const literalTokens = (text: string): Array<Token> =>
+  Array.from(text, (c) => ({ k: "lit", cp: c.codePointAt(0)! }))
+
+const parseLine = (raw: string): Line | undefined => {
   if (raw.startsWith("#")) return undefined
   let line = raw.endsWith("\\ ") ? raw : raw.trimEnd()
   if (line === "") return undefined
@@ -217,6 +341,13 @@ export const parseRule = (raw: string): Rule | undefined => {
   if (!absolute && !line.includes("/") && !(actual.startsWith("**/") || actual === "**"))
     actual = `**/${actual}`
   if (actual.endsWith("/**")) actual = `${actual}/*`
+  // most lines hold no wildcard: a name, a path, an extension, read without the parser
+  if (plain(actual))
+    return { whitelist, onlyDirectories, tokens: undefined, shape: { kind: "exact", text: actual } }
+  if (actual.startsWith("**/") && plain(actual.slice(3)))
+    return { whitelist, onlyDirectories, tokens: undefined, shape: { kind: "tail", text: actual.slice(3) } }
+  if (actual.startsWith("**/*") && !actual.slice(4).includes("/") && plain(actual.slice(4)))
+    return { whitelist, onlyDirectories, tokens: undefined, shape: { kind: "suffix", text: actual.slice(4) } }
   let tokens: Array<Token>
   try {
     tokens = tokenize(actual)
@@ -224,6 +355,33 @@ export const parseRule = (raw: string): Rule | undefined => {
     if (error instanceof Unparsable) return undefined
     throw error
   }
-  const node = tokens.length === 1 && tokens[0]!.k === "recursivePrefix" ? Ast.anyPath : nodeOf(tokens)
-  return { whitelist, onlyDirectories, automaton: compile(node) }
+  return { whitelist, onlyDirectories, tokens, shape: shapeOf(tokens) }
+}
+
+/** The characters globset gives a meaning (a line without them is literal text). */
+const WILDCARDS = /[*?[\]{},\\]/
+
+const plain = (text: string) => !WILDCARDS.test(text)
+
+/** The automaton of a line's tokens. */
+const nodeOfLine = (tokens: ReadonlyArray<Token>): Ast.Node =>
+  tokens.length === 1 && tokens[0]!.k === "recursivePrefix" ? Ast.anyPath : nodeOf(tokens)
+
+const literalText = (tokens: ReadonlyArray<Token>): string | undefined =>
+  tokens.length > 0 && tokens.every((token) => token.k === "lit")
+    ? String.fromCodePoint(...tokens.map((token) => (token as { readonly cp: number }).cp))
+    : undefined
+
+/** The shape of a line's glob: a literal path, a literal tail after `**\/`, a name's literal suffix, or a pattern. */
+const shapeOf = (tokens: ReadonlyArray<Token>): Shape => {
+  const whole = literalText(tokens)
+  if (whole !== undefined) return { kind: "exact", text: whole }
+  if (tokens[0]?.k === "recursivePrefix") {
+    const rest = tokens.slice(1)
+    const after = literalText(rest)
+    if (after !== undefined) return { kind: "tail", text: after }
+    const suffix = rest[0]?.k === "zeroOrMore" ? literalText(rest.slice(1)) : undefined
+    if (suffix !== undefined && !suffix.includes("/")) return { kind: "suffix", text: suffix }
+  }
+  return { kind: "pattern" }
 }
