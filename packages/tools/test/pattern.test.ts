@@ -211,6 +211,34 @@ describe("ignore-file rules", () => {
   )
 })
 
+describe("an ignore file's rules together", () => {
+  const ruleLine = FastCheck.constantFrom(
+    "*.log", "!keep.log", "build/", "/top.txt", "a/**/b.txt", "**/tmp", "docs/*.md", "x?y.txt", "[ab].txt",
+    "sub/", "!sub/", "*.ts", "!*.d.ts", "/a", "a/", "b", "**/c/*.txt", "\\#hash.txt", "dir/**", "*", "*a*b",
+    "!dir/**/keep.txt", "# comment", "", "top.txt   ", "{a,b}.txt", "**/a/b", "a/b", "*og"
+  ) // prettier-ignore
+  const candidate = FastCheck.constantFrom(
+    "keep.log", "a.log", "top.txt", "a/b.txt", "a/x/b.txt", "tmp", "x/tmp", "docs/r.md", "xzy.txt", "a.txt",
+    "sub", "x/sub", "x.ts", "x.d.ts", "a", "b", "x/b", "c/d.txt", "#hash.txt", "dir/z/keep.txt", "dir/y",
+    "b.txt", "x/a/b", "a/b", "dog", "ab"
+  ) // prettier-ignore
+
+  it.prop(
+    "judge a path as the last of its lines that matches it (lookups and wildcard lines alike)",
+    [FastCheck.array(ruleLine, { maxLength: 12 }), candidate, FastCheck.boolean()],
+    ([lines, path, isDirectory]) => {
+      const together = Gitignore.compileFile(lines.join("\n"))
+      let expected: "ignore" | "whitelist" | "none" = "none"
+      for (const line of lines) {
+        const verdict = judge(line, path, isDirectory)
+        if (verdict !== "none") expected = verdict
+      }
+      assert.strictEqual(together?.judge(path, isDirectory) ?? "none", expected, JSON.stringify(lines))
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+})
+
 describe("ripgrep narrowing globs", () => {
   it("exclude every name but the one on the way down, at each level", () => {
     assert.deepStrictEqual(Narrowing.narrowingGlobs(["src"]), [
