@@ -63,6 +63,8 @@ export interface Run {
   readonly files: ReadonlyArray<Candidate> | (() => ReadonlyArray<Candidate>)
   /** ripgrep walks the directory itself and only `files` are kept. */
   readonly walk?: boolean | undefined
+  /** Lanes to deal the files out to (default: `laneCount` of their number). */
+  readonly lanes?: number | undefined
 }
 
 /**
@@ -95,7 +97,7 @@ export const searchOrdered = (
       }
       return positions.get(relative)
     }
-    const lanes = walk ? 1 : laneCount(batchOf().length)
+    const lanes = walk ? 1 : (run.lanes ?? laneCount(batchOf().length))
     const hits = new Map<string, Hits.FileHits>()
 
     // the position each lane prints now (-1: nothing yet), and the lanes that ended
