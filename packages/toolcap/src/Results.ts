@@ -110,6 +110,11 @@ export interface ReadResult extends Bounded {
 export interface GlobResult extends Bounded {
   readonly matches: ReadonlyArray<string>
   readonly count: number
+  /**
+   * Present when the directory was listed by toolcap's own walk instead of ripgrep confined by
+   * the kernel to the roots (no Landlock here): why.
+   */
+  readonly unconfined?: string | undefined
 }
 
 /**
