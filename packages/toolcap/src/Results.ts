@@ -127,6 +127,8 @@ export interface GrepMatch {
   readonly path: string
   readonly line: number
   readonly text: string
+  /** Set when `text` is a window of a long line around its first match: its 1-based byte column. */
+  readonly column?: number | undefined
   readonly context?: true | undefined
 }
 

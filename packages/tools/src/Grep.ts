@@ -96,6 +96,11 @@ export const GrepMatch = Schema.Struct({
   path: Schema.String,
   line: Schema.Number,
   text: Schema.String,
+  /**
+   * Present when `text` is a window of a long line around its first match (the match lies past
+   * the `maxLineChars` clip of the line's start): the 1-based byte column where `text` starts.
+   */
+  column: Schema.optional(Schema.Number),
   context: Schema.optional(Schema.Literal(true))
 })
 
@@ -328,7 +333,8 @@ const search = (input: unknown) =>
       pattern: decoded.pattern,
       headLimit,
       budgets,
-      contextClamped
+      contextClamped,
+      readRange: Roots.readRangeWithin(yield* Roots.roots)
     }
     const found =
       isDirectory && Option.isNone(indexed)

@@ -64,12 +64,15 @@ export interface CollectInput {
   readonly headLimit: number
   readonly budgets: Budgets.BudgetsValue
   readonly contextClamped: boolean
+  /** Reads a range of a file inside the roots (a window of a long line around its match). */
+  readonly readRange: Hits.ReadRange
 }
 
 export interface GrepEntry {
   readonly path: string
   readonly line: number
   readonly text: string
+  readonly column?: number
   readonly context?: true
 }
 
@@ -114,6 +117,8 @@ const makeResult = (c: CollectInput) => {
   const matchFiles = new Set<string>()
   let clippedLines = 0
   let firstClip: Notice.ClipContinuation | undefined
+  let firstWindow: Notice.MatchWindow | undefined
+  let windows = 0
   let leftOver = false
   /** Offers a file's hits; false once the result is capped (nothing later can be admitted). */
   const offer = (candidate: Candidate, found: Hits.FileHits): boolean => {
@@ -134,19 +139,35 @@ const makeResult = (c: CollectInput) => {
       else counts.push(entry)
     } else {
       for (const hit of found.lines) {
-        if (!gate.admit(Buffer.byteLength(candidate.display) + 1 + hit.size)) {
+        // a long line whose first match lies past its clip shows a window around that match
+        const window =
+          hit.hidden === undefined
+            ? undefined
+            : Hits.windowAround(c.readRange, candidate.absolute, hit.hidden, budgets.maxLineChars)
+        const text = window?.text ?? hit.text
+        const size = window === undefined ? hit.size : Buffer.byteLength(`:${hit.line}:${text}`) + 1
+        if (!gate.admit(Buffer.byteLength(candidate.display) + 1 + size)) {
           leftOver = true
           break
         }
         matches.push({
           path: candidate.display,
           line: hit.line,
-          text: hit.text,
+          text,
+          ...(window !== undefined ? { column: window.column } : {}),
           ...(hit.context ? { context: true as const } : {})
         })
+        if (window !== undefined) {
+          windows++
+          firstWindow ??= { path: candidate.display, line: hit.line, column: window.column }
+        }
         if (hit.clipped) {
           clippedLines++
-          firstClip ??= { shellPath: candidate.display, line: hit.line, byte: hit.clipByte }
+          firstClip ??= {
+            shellPath: candidate.display,
+            line: hit.line,
+            byte: window?.endByte ?? hit.clipByte
+          }
         }
         if (!hit.context) {
           matchCount++
@@ -168,7 +189,9 @@ const makeResult = (c: CollectInput) => {
       maxBytes: budgets.searchMaxBytes,
       maxLineChars: budgets.maxLineChars,
       clippedLines,
-      firstClip
+      firstClip,
+      windows,
+      firstWindow
     })
     return { mode, matches, files, counts, matchCount, matchFiles: matchFiles.size, ...told }
   }

@@ -22,6 +22,11 @@ export interface Line {
   /** File offset of the first byte a clip left out. */
   readonly clipByte: number
   readonly size: number
+  /**
+   * A matching line whose clip does not reach its first match: the file offsets of the line's
+   * start and of that match, so the result can show a window around the match instead.
+   */
+  readonly hidden?: { readonly lineByte: number; readonly matchByte: number } | undefined
 }
 
 export interface FileHits {
@@ -53,6 +58,7 @@ export const modeFlags = (mode: Mode, maxLineChars: number): ReadonlyArray<strin
           "--with-filename",
           "--null",
           "--line-number",
+          "--column",
           "--byte-offset",
           "--no-heading",
           "--no-context-separator",
@@ -78,13 +84,18 @@ export const addLine = (
   const { bytes, preview } = Records.lineBytes(record.text, columns)
   const clip = LineClip.clipLine(Utf8.decode(bytes), maxLineChars)
   const size = Buffer.byteLength(`:${record.line}:${clip.text}`) + 1
+  const clipped = preview || clip.clippedLines > 0
+  const keptBytes = Buffer.byteLength(clip.text)
   file.lines.push({
     line: record.line,
     text: clip.text,
     context: !record.isMatch,
-    clipped: preview || clip.clippedLines > 0,
-    clipByte: record.byte + Buffer.byteLength(clip.text),
-    size
+    clipped,
+    clipByte: record.byte + keptBytes,
+    size,
+    ...(clipped && record.isMatch && record.column - 1 >= keptBytes
+      ? { hidden: { lineByte: record.byte, matchByte: record.byte + record.column - 1 } }
+      : {})
   })
   file.bytes += size
   return size
@@ -126,3 +137,53 @@ export const runFailure = (c: { readonly pattern: string }, exit: Rg.Exit) =>
           new ToolError.ToolSpawnFailed({ command: "rg", reason: `it was ended by ${exit.signal}` })
         )
       : Effect.void
+
+/** Bytes of the UTF-8 sequence a byte starts (1 for a continuation or an invalid byte). */
+const sequenceLength = (byte: number): number =>
+  byte < 0xc0 ? 1 : byte < 0xe0 ? 2 : byte < 0xf0 ? 3 : byte < 0xf8 ? 4 : 1
+
+const isContinuation = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80
+
+/** Reads `length` bytes of a file from `from` (fewer at its end); undefined when it cannot. */
+export type ReadRange = (absolute: string, from: number, length: number) => Buffer | undefined
+
+/**
+ * A window of a long line around its first match: a quarter of `maxLineChars` characters before
+ * the match and the rest after it, cut at character boundaries and at the line's end. `column` is
+ * the 1-based byte column of the line where the window starts, `endByte` the file offset after it.
+ * Undefined when the file cannot be read there any more (changed, gone, outside the roots now).
+ */
+export const windowAround = (
+  read: ReadRange,
+  absolute: string,
+  hidden: { readonly lineByte: number; readonly matchByte: number },
+  maxLineChars: number
+): { readonly text: string; readonly column: number; readonly endByte: number } | undefined => {
+  const lead = Math.floor(maxLineChars / 4)
+  const from = Math.max(hidden.lineByte, hidden.matchByte - 4 * lead)
+  const bytes = read(absolute, from, hidden.matchByte - from + 4 * maxLineChars)
+  const match = hidden.matchByte - from
+  if (bytes === undefined || match >= bytes.length || isContinuation(bytes[match])) return undefined
+  // back from the match, `lead` characters (not before the line's start nor into a cut sequence)
+  let start = match
+  for (let chars = 0; chars < lead && start > 0; chars++) {
+    let previous = start - 1
+    while (previous > 0 && isContinuation(bytes[previous])) previous--
+    if (isContinuation(bytes[previous]) || previous + sequenceLength(bytes[previous]!) !== start) break
+    start = previous
+  }
+  let end = start
+  for (let chars = 0; chars < maxLineChars && end < bytes.length && bytes[end] !== 0x0a; chars++) {
+    const next = end + sequenceLength(bytes[end]!)
+    // a sequence the read cut in two is left out whole
+    if (next > bytes.length) break
+    end = next
+  }
+  // a CRLF line's \r is not part of its text
+  if (bytes[end] === 0x0a && end > start && bytes[end - 1] === 0x0d) end--
+  return {
+    text: Utf8.decode(bytes.subarray(start, end)),
+    column: from + start - hidden.lineByte + 1,
+    endByte: from + end
+  }
+}
