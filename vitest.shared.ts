@@ -6,15 +6,22 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
 // Tests run against sources, not dist: every workspace package resolves to its src barrel.
 export default defineConfig({
   resolve: {
-    alias: {
-      "@toolcap/limits": src("limits"),
-      "@toolcap/spill": src("spill"),
-      "@toolcap/tools": src("tools"),
-      "@toolcap/checkpoint": src("checkpoint"),
-      "@toolcap/adapters": src("adapters"),
-      "@toolcap/viewer": src("viewer"),
-      "@toolcap/bench-report": fileURLToPath(new URL("./bench/report/src/index.ts", import.meta.url))
-    }
+    alias: [
+      // subpath entries (`@toolcap/adapters/Mcp`) resolve to their module, not under the barrel
+      {
+        find: /^@toolcap\/adapters\/(\w+)$/,
+        replacement: fileURLToPath(new URL("./packages/adapters/src/$1.ts", import.meta.url))
+      },
+      ...Object.entries({
+        "@toolcap/limits": src("limits"),
+        "@toolcap/spill": src("spill"),
+        "@toolcap/tools": src("tools"),
+        "@toolcap/checkpoint": src("checkpoint"),
+        "@toolcap/adapters": src("adapters"),
+        "@toolcap/viewer": src("viewer"),
+        "@toolcap/bench-report": fileURLToPath(new URL("./bench/report/src/index.ts", import.meta.url))
+      }).map(([find, replacement]) => ({ find, replacement }))
+    ]
   },
   test: {
     include: ["test/**/*.test.ts"],

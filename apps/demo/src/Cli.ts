@@ -3,7 +3,7 @@
  * prints exactly one JSON line — `{"ok":true,"result":...}` or `{"ok":false,"error":{"code":...}}`
  * — and exits 0 (ok), 2 (tool error) or 1 (usage error, nothing on stdout). With `--stream`,
  * Bash's chunks come first as NDJSON. Also: `mcp` (MCP server on stdio), `checkpoint build|show`,
- * `session end`, `sweep` and the guided `demo`.
+ * `session end`, `sweep`, the guided `demo` and `doctor`.
  *
  * @since 0.1.0
  */
@@ -25,13 +25,22 @@ import { Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Scratch } from "@toolcap/spill"
 import * as Demo from "./Demo.js"
+import * as Doctor from "./Doctor.js"
 import * as Call from "./internal/call.js"
 import * as McpCommand from "./internal/mcp.js"
 import { resolveDataDir } from "./internal/dataDir.js"
 import * as Output from "./internal/output.js"
 import { serveViewer } from "./internal/viewer.js"
 import { ExitCode, printLine, setExitCode } from "./internal/output.js"
-import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./internal/usage.js"
+import {
+  budgetsLayer,
+  hostConfig,
+  profileChoices,
+  reportUsage,
+  stderrLogger,
+  UsageError,
+  usage
+} from "./internal/usage.js"
 
 /**
  * A usage error: the command line itself is wrong. Reported on stderr with exit code 1.
@@ -61,6 +70,13 @@ const staleAfterOption = Options.integer("stale-after").pipe(
   Options.withDefault(McpCommand.defaultStaleAfterSeconds)
 )
 
+const profileOption = Options.choice("profile", profileChoices).pipe(
+  Options.withDescription(
+    "Preset of budgets: spec (the default) or compact; TOOLCAP_* variables still override a field."
+  ),
+  Options.optional
+)
+
 const uiOption = Options.boolean("ui").pipe(
   Options.withDescription(
     "Also serve the live viewer on 127.0.0.1; its URL (with its token) is printed on stderr."
@@ -84,6 +100,10 @@ const call = Command.make(
     approve: approveOption,
     stream: Options.boolean("stream").pipe(
       Options.withDescription("Print Bash's chunks as NDJSON while it runs, then the result line.")
+    ),
+    profile: profileOption,
+    text: Options.boolean("text").pipe(
+      Options.withDescription("Print the text the model reads of the outcome instead of the JSON line.")
     )
   },
   (args) => Call.run(args)
@@ -102,7 +122,8 @@ const mcp = Command.make(
     ),
     approve: approveOption,
     staleAfter: staleAfterOption,
-    ui: uiOption
+    ui: uiOption,
+    profile: profileOption
   },
   (args) => McpCommand.serve(args)
 ).pipe(Command.withDescription("Serve Read, Glob, Grep and Bash over MCP (stdio)."))
@@ -180,7 +201,7 @@ const checkpointBuild = Command.make(
         ),
         Effect.exit
       )
-      yield* Call.answer("checkpoint", exit, false)
+      yield* Call.answer("checkpoint", exit, "json")
     }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Build a checkpoint of a transcript, persist it, print it as one JSON line."))
 
@@ -209,7 +230,7 @@ const checkpointShow = Command.make(
         )
         return yield* setExitCode(ExitCode.toolError)
       }
-      yield* Call.answer("checkpoint", Exit.map(exit, Option.getOrNull), false)
+      yield* Call.answer("checkpoint", Exit.map(exit, Option.getOrNull), "json")
     }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Print the session's latest checkpoint as one JSON line."))
 
@@ -272,9 +293,15 @@ const demo = Command.make(
     )
 ).pipe(Command.withDescription("A guided tour of every bounded behaviour, on generated data."))
 
+const doctor = Command.make("doctor", {}, () => Doctor.run.pipe(Effect.provide(budgetsLayer))).pipe(
+  Command.withDescription(
+    "Check what this machine gives toolcap: launcher, cgroup, Landlock, ripgrep, SQLite; exits 1 when a part is broken."
+  )
+)
+
 const toolcap = Command.make("toolcap").pipe(
   Command.withDescription("Bounded Read, Glob, Grep and Bash for AI agents."),
-  Command.withSubcommands([call, mcp, checkpoint, session, sweep, ui, demo])
+  Command.withSubcommands([call, mcp, checkpoint, session, sweep, ui, demo, doctor])
 )
 
 const cli = Command.run(toolcap, { name: "toolcap", version: "0.1.0" })

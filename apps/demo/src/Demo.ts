@@ -22,6 +22,7 @@ import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
 import type { Bash, Glob, Grep, Read } from "@toolcap/tools"
 import * as Data from "./internal/demoData.js"
+import * as Sqlite from "./internal/sqlite.js"
 import {
   bold,
   cyan,
@@ -354,6 +355,12 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
         title: "A checkpoint keeps only user messages, cuts the crossing one, survives a restart",
         why: `retention budget ${budgets.checkpointRetentionTokens} tokens; the crossing message keeps a 75/25 head/tail with the checkpoint marker.`,
         run: Effect.gen(function* () {
+          // the SQLite driver is an optional peer of an installed toolcap: without it, say so and go on
+          const sqlite = Sqlite.probe()
+          if (sqlite.kind !== "ok") {
+            yield* detail(yellow(`skipped: ${sqlite.message}`))
+            return
+          }
           const transcript = Data.transcript(TokenEstimator.estimate)
           const saved = yield* host.checkpoint(transcript).pipe(Effect.orDie)
           const cp = saved.checkpoint
@@ -416,6 +423,8 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
     yield* line()
     yield* line(
       green(bold(`Done in ${elapsed.toFixed(1)}s.`)) +
-        dim(' Try it yourself: pnpm --silent toolcap call Read \'{"path":"README.md"}\'')
+        dim(
+          ' Try it yourself: toolcap call Read \'{"path":"README.md"}\' (npx toolcap, or pnpm --silent toolcap in its repository)'
+        )
     )
   }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))

@@ -93,7 +93,9 @@ describe("toolcap mcp without the framework", () => {
       os.tmpdir(),
       "--stale-after",
       "60",
-      "--ui"
+      "--ui",
+      "--profile",
+      "compact"
     ])
     assert.deepStrictEqual(args, {
       workspace: Option.some(dir),
@@ -101,7 +103,8 @@ describe("toolcap mcp without the framework", () => {
       session: Option.none(),
       approve: [dir, os.tmpdir()],
       staleAfter: 60,
-      ui: true
+      ui: true,
+      profile: Option.some("compact" as const)
     })
     assert.deepStrictEqual(McpCommand.parseArgv([]), {
       workspace: Option.none(),
@@ -109,7 +112,8 @@ describe("toolcap mcp without the framework", () => {
       session: Option.none(),
       approve: [],
       staleAfter: McpCommand.defaultStaleAfterSeconds,
-      ui: false
+      ui: false,
+      profile: Option.none()
     })
   })
 
@@ -124,7 +128,8 @@ describe("toolcap mcp without the framework", () => {
       ["--workspace", file],
       ["--data-dir", file],
       ["--approve", file],
-      ["--ui=yes"]
+      ["--ui=yes"],
+      ["--profile", "tiny"]
     ]) {
       assert.isUndefined(McpCommand.parseArgv(argv), argv.join(" "))
     }

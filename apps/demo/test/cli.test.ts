@@ -116,6 +116,42 @@ describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
   })
 })
 
+describe("toolcap call --text and --profile", () => {
+  it("--text prints what the model reads: the file's lines, or CODE: message (exit codes unchanged)", async () => {
+    dirs.write("q.ts", 'const s = "hello\tworld";\n')
+    const read = await runCli(["call", "Read", '{"path":"q.ts"}', ...base, "--text"])
+    assert.strictEqual(read.code, 0)
+    assert.strictEqual(read.stdout, 'const s = "hello\tworld";\n')
+    const grep = await runCli([
+      "call",
+      "Grep",
+      '{"pattern":"hello.world","outputMode":"content"}',
+      ...base,
+      "--text"
+    ])
+    assert.strictEqual(grep.stdout, 'q.ts:1:const s = "hello\tworld";\n')
+    const missing = await runCli(["call", "Read", '{"path":"missing.txt"}', ...base, "--text"])
+    assert.strictEqual(missing.code, 2)
+    assert.match(missing.stdout, /^TOOL_NOT_FOUND: /)
+  })
+
+  it("--profile compact cuts Bash to its head and tail; an unknown preset or --text with --stream is a usage error", async () => {
+    const run = await runCli(["call", "Bash", '{"command":"seq 1 1000"}', ...base, "--profile", "compact"])
+    assert.strictEqual(run.code, 0)
+    const stdout = String((onlyLine(run.stdout)["result"] as Json)["stdout"])
+    assert.include(stdout, "kept the first 100 and the last 100 of 1000 lines")
+    assert.isTrue(stdout.endsWith("\n1000\n"))
+    for (const extra of [
+      ["--profile", "tiny"],
+      ["--text", "--stream"]
+    ]) {
+      const refused = await runCli(["call", "Bash", '{"command":"true"}', ...base, ...extra])
+      assert.strictEqual(refused.code, 1, extra.join(" "))
+      assert.strictEqual(refused.stdout, "")
+    }
+  })
+})
+
 describe("the answer is one whole JSON line for a slow Python reader", () => {
   /** Runs per case (exit 0, exit 2 after a timeout, SIGTERM abort); TOOLCAP_PIPE_RUNS overrides. */
   const runs = Number(process.env["TOOLCAP_PIPE_RUNS"] ?? "20")
@@ -419,6 +455,7 @@ describe("toolcap demo", () => {
         assert.include(run.stdout, title)
       }
       assert.notInclude(run.stdout, "✗", "every check of the tour passed")
+      assert.notInclude(run.stdout, "skipped:", "no step was skipped (SQLite is installed here)")
       assert.include(run.stdout, "[truncated: kept the first 4000 of 300000 lines")
       assert.deepStrictEqual(fs.readdirSync(tmp), [], "the demo removed its temporary data")
     } finally {

@@ -22,7 +22,8 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AiSdk, Outcome, PromiseHost, Specs, ToolDefs, ToolHost } from "@toolcap/adapters"
+import { Outcome, PromiseHost, Specs, ToolDefs, ToolHost } from "@toolcap/adapters"
+import * as AiSdk from "@toolcap/adapters/AiSdk"
 import { Budgets } from "@toolcap/limits"
 import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
 import { isGone, processesWithCookie } from "../../../packages/adapters/test/fixtures/processes.js"
@@ -302,18 +303,22 @@ const byTool: { readonly [N in Specs.ToolName]: ReadonlyArray<Case & { readonly 
   ],
   Bash: [
     {
-      name: "Bash: stdout keeps its head with the marker and a spill file",
+      name: "Bash: stdout keeps its head with the marker and a spill file of its head and tail",
       tool: "Bash",
       input: { command: "seq 1 100000" },
       expect: (o) => {
         const r = okResult(o)
         const spill = (r["spill"] as Json)["stdout"] as string
+        const copy = ((r["truncation"] as Json)["stdout"] as Json)["spillCopy"] as Json
+        assert.isFalse(copy["complete"])
+        const [head, tail] = copy["ranges"] as Array<{ readonly to: number; readonly from: number }>
         assert.isTrue(
           String(r["stdout"]).endsWith(
-            `[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB. Full output saved to ${spill} — Grep it, or Read it with offset/limit.]`
+            `[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB. First ${head!.to} and last ${588895 - tail!.from} of 588895 bytes saved to ${spill} — Grep it, or Read it with offset/limit.]`
           )
         )
-        assert.isTrue(fs.existsSync(spill))
+        const saved = fs.readFileSync(spill, "utf8")
+        assert.isTrue(saved.startsWith("1\n2\n") && saved.endsWith("\n100000\n"))
       }
     },
     {

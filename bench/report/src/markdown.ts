@@ -61,7 +61,8 @@ export const AREAS: Readonly<Record<number, string>> = {
   11: "hosts and CLI",
   12: "confinement",
   13: "checkpoints",
-  15: "viewer"
+  15: "viewer",
+  22: "processes"
 }
 
 const area = (issue: number): string => AREAS[issue] ?? `other (${issue})`

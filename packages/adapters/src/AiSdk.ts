@@ -1,17 +1,22 @@
 /**
- * Vercel AI SDK (`ai` 6.x) tools built from the same definitions: description and input JSON
- * schema rendered from the budgets, `execute` running the Effect host's tool (a Promise API host
- * is accepted for the Effect host underneath it). `execute` resolves to the
- * wire `Outcome` (errors are values here too); the model sees `ModelOutput`: Bash's bounded
- * combined text, the other results as JSON, a tool error as error text led by its stable `code`.
- * The SDK's `abortSignal` stops the call (Bash: the whole process tree). Bash streams: while it
- * runs, `execute` yields preliminary results (`{ ok: true, result: { running: true, stdout,
- * stderr } }`, the newest output of each stream, bounded) before the final outcome.
+ * Vercel AI SDK tools (`ai` 6 or 7, an optional peer loaded on first use) built from the same
+ * definitions: description and input JSON schema rendered from the budgets, `execute` running the
+ * Effect host's tool (a Promise API host is accepted for the Effect host underneath it). `execute`
+ * resolves to the wire `Outcome` (errors are values here too); the model sees `ModelOutput`'s
+ * plain text: Read's lines, Grep's and Glob's lines, Bash's bounded combined text, a tool error as
+ * error text led by its stable `code`. The SDK's `abortSignal` stops the call (Bash: the whole process tree). Bash
+ * streams: while it runs, `execute` yields preliminary results (`{ ok: true, result: { running:
+ * true, stdout, stderr } }`, the newest output of each stream, bounded) before the final outcome.
  *
  * @since 0.1.0
  */
 import type { JSONValue, Tool } from "ai"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
 import type { Bash } from "@toolcap/tools"
 import * as Optional from "./internal/optional.js"
 import * as ModelOutput from "./ModelOutput.js"
@@ -27,26 +32,25 @@ import type * as ToolHost from "./ToolHost.js"
 export interface ToolsOptions {
   /** Receives Bash's stdout/stderr chunks while it runs (e.g. to render them in a UI). */
   readonly onChunk?: ((chunk: Bash.BashChunk) => void) | undefined
+  /** How results read as text for the model (Read's line numbers). */
+  readonly text?: ModelOutput.TextOptions | undefined
 }
 
 /**
- * What the model sees of an outcome (see `ModelOutput`): Bash's bounded combined text, the other
- * tools' results as JSON, an error as error text with its code.
+ * What the model sees of an outcome (see `ModelOutput`): the tool's plain text (Read's lines,
+ * Grep's and Glob's lines, Bash's bounded combined text), an error as error text with its code.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const toModelOutput = (
   toolName: string,
-  outcome: Outcome.Outcome
-):
-  | { readonly type: "text" | "error-text"; readonly value: string }
-  | { readonly type: "json"; readonly value: JSONValue } => {
-  if (!outcome.ok) return { type: "error-text", value: ModelOutput.errorText(outcome.error) }
-  return toolName === "Bash"
-    ? { type: "text", value: ModelOutput.text(toolName, outcome) }
-    : { type: "json", value: outcome.result as JSONValue }
-}
+  outcome: Outcome.Outcome,
+  options: ModelOutput.TextOptions = {}
+): { readonly type: "text" | "error-text"; readonly value: string } =>
+  outcome.ok
+    ? { type: "text", value: ModelOutput.text(toolName, outcome, options) }
+    : { type: "error-text", value: ModelOutput.errorText(outcome.error) }
 
 /**
  * What a running Bash call yields before its result: the newest output of each stream so far,
@@ -70,64 +74,57 @@ export interface BashProgress {
  */
 export const PRELIMINARY_MAX_CHARS = 16 * 1024
 
-/**
- * Runs Bash as an AI SDK streaming `execute`: yields `{ ok: true, result: BashProgress }` while
- * it runs (one per batch of new output), then the outcome. Chunks that arrive while the SDK has
- * not taken the previous yield are folded into the next one.
- */
-/** Runs a call of the Effect host to its outcome; a defect rejects. */
-const callOutcome = async (
+/** A call of the Effect host settled as its wire outcome; a defect stays a defect. */
+const outcomeOf = (
   host: ToolHost.ToolHostService,
   name: string,
   input: unknown,
   options: ToolHost.CallOptions
-): Promise<Outcome.Outcome> =>
-  Outcome.settle(name, await Effect.runPromiseExit(host.call(name, input, options)))
+): Effect.Effect<Outcome.Outcome> =>
+  Effect.flatMap(Effect.exit(host.call(name, input, options)), (exit) =>
+    Either.match(Outcome.fromExit(name, exit), {
+      onLeft: (cause) => Effect.die(Cause.squash(cause)),
+      onRight: Effect.succeed
+    })
+  )
 
-async function* streamBash(
+/**
+ * Bash as a stream of outcomes: `{ ok: true, result: BashProgress }` while it runs, then its
+ * outcome. Progress goes through a sliding queue of one: output that arrives while the consumer
+ * has not taken the previous value is folded into the next one, so a slow consumer never pauses
+ * the command and is owed at most one value. Ending the stream early (the consumer stops pulling)
+ * closes its scope, which stops the call and Bash's whole process tree.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bashStream = (
   host: ToolHost.ToolHostService,
   input: unknown,
-  signal: AbortSignal | undefined,
-  callId: string,
-  onChunk: ToolsOptions["onChunk"]
-): AsyncGenerator<Outcome.Outcome, void> {
-  const tail = { stdout: "", stderr: "" }
-  let fresh = false
-  let wake: (() => void) | undefined
-  const notify = () => {
-    wake?.()
-    wake = undefined
-  }
-  const outcome = callOutcome(host, "Bash", input, {
-    signal,
-    callId,
-    onChunk: (chunk) => {
-      onChunk?.(chunk)
-      tail[chunk.stream] = (tail[chunk.stream] + chunk.data).slice(-PRELIMINARY_MAX_CHARS)
-      fresh = true
-      notify()
-    }
-  })
-  let done = false
-  const finished = outcome.finally(() => {
-    done = true
-    notify()
-  })
-  for (;;) {
-    if (fresh) {
-      fresh = false
-      const progress: BashProgress = { running: true, stdout: tail.stdout, stderr: tail.stderr }
-      yield { ok: true, result: progress }
-      continue
-    }
-    // the SDK takes the last value yielded as the tool's result
-    if (done) {
-      yield await finished
-      return
-    }
-    await new Promise<void>((resolve) => (wake = resolve))
-  }
-}
+  options: Omit<ToolHost.CallOptions, "onChunk"> & ToolsOptions = {}
+): Stream.Stream<Outcome.Outcome> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const progress = yield* Queue.sliding<BashProgress>(1)
+      const tail = { stdout: "", stderr: "" }
+      const call = yield* Effect.forkScoped(
+        outcomeOf(host, "Bash", input, {
+          ...options,
+          onChunk: (chunk) => {
+            options.onChunk?.(chunk)
+            tail[chunk.stream] = (tail[chunk.stream] + chunk.data).slice(-PRELIMINARY_MAX_CHARS)
+            return Queue.offer(progress, { running: true, stdout: tail.stdout, stderr: tail.stderr })
+          }
+        })
+      )
+      const running = Stream.fromQueue(progress).pipe(
+        Stream.map((value): Outcome.Outcome => Outcome.succeed(value)),
+        Stream.interruptWhen(Fiber.await(call))
+      )
+      // the SDK takes the last value yielded as the tool's result
+      return Stream.concat(running, Stream.fromEffect(Fiber.join(call)))
+    })
+  )
 
 /**
  * The AI SDK tool set of a host: `{ Read, Glob, Grep, Bash }`, ready for `generateText({ tools })`.
@@ -147,14 +144,19 @@ export const tools = async (
     def.name,
     tool<unknown, Outcome.Outcome>({
       description: def.description,
-      inputSchema: jsonSchema<unknown>(def.inputSchema as Parameters<typeof jsonSchema>[0]),
+      // a draft-07 JSON Schema; the SDK types it with @types/json-schema, where the host has it
+      inputSchema: jsonSchema<unknown>(def.inputSchema as unknown as Parameters<typeof jsonSchema>[0]),
       execute:
         def.name === "Bash"
           ? (input, { abortSignal, toolCallId }) =>
-              streamBash(host, input, abortSignal, toolCallId, options.onChunk)
+              Stream.toAsyncIterable(
+                bashStream(host, input, { signal: abortSignal, callId: toolCallId, onChunk: options.onChunk })
+              )
           : (input, { abortSignal, toolCallId }) =>
-              callOutcome(host, def.name, input, { signal: abortSignal, callId: toolCallId }),
-      toModelOutput: ({ output }) => toModelOutput(def.name, output)
+              Effect.runPromise(
+                outcomeOf(host, def.name, input, { signal: abortSignal, callId: toolCallId })
+              ),
+      toModelOutput: ({ output }) => toModelOutput(def.name, output, options.text)
     })
   ])
   return Object.fromEntries(entries) as Record<ToolDefs.ToolName, Tool<unknown, Outcome.Outcome>>

@@ -19,6 +19,7 @@ import type { CheckpointStore } from "@toolcap/checkpoint"
 import { Budgets } from "@toolcap/limits"
 import type { Bash } from "@toolcap/tools"
 import type * as CallObserver from "./CallObserver.js"
+import * as ModelOutput from "./ModelOutput.js"
 import * as Outcome from "./Outcome.js"
 import type * as ToolDefs from "./ToolDefs.js"
 import * as ToolHost from "./ToolHost.js"
@@ -36,7 +37,12 @@ export interface ToolHostOptions {
   readonly sessionId: string
   /** Directories outside the workspace the tools may reach. */
   readonly approvedExternalRoots?: ReadonlyArray<string> | undefined
-  /** Per-field overrides of the spec's limit table. */
+  /**
+   * The preset of budgets: `spec` (the spec's limit table, the default) or `compact` (small
+   * head-and-tail Bash excerpts, Read windows of a screenful); see `@toolcap/limits`.
+   */
+  readonly profile?: Budgets.Profile | undefined
+  /** Per-field overrides of the preset's budgets. */
   readonly budgets?: Partial<Record<Budgets.BudgetField, number>> | undefined
   /** SQLite file of the checkpoint store; default `<dataDir>/checkpoints.sqlite`. */
   readonly checkpointFile?: string | undefined
@@ -94,6 +100,11 @@ export interface PromiseToolHost {
   ) => Promise<Outcome.Outcome<CheckpointStore.StoredCheckpoint>>
   /** The newest persisted checkpoint of this session (`result: null` when there is none). */
   readonly latestCheckpoint: () => Promise<Outcome.Outcome<CheckpointStore.StoredCheckpoint | null>>
+  /**
+   * What the model reads of an outcome of `tool` (see `ModelOutput.text`): Read's lines, Grep's
+   * and Glob's lines, Bash's bounded output, or `CODE: message` for an error.
+   */
+  readonly modelText: (tool: string, outcome: Outcome.Outcome, options?: ModelOutput.TextOptions) => string
   /** Ends the session: stops running calls (their callers get `TOOL_ABORTED`), removes the scratch dir. */
   readonly close: () => Promise<void>
 }
@@ -159,7 +170,7 @@ export const layer = (
     observer: options.observer,
     endSessionOnClose: true
   }).pipe(
-    Layer.provide(Budgets.layerWith(options.budgets ?? {})),
+    Layer.provide(Budgets.layerWith(options.budgets ?? {}, options.profile ?? "spec")),
     // stdout may carry a protocol (MCP): Effect's logs go to stderr.
     Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger)))
   )
@@ -223,6 +234,7 @@ export const createToolHost = async (options: ToolHostOptions): Promise<PromiseT
     call: call as PromiseToolHost["call"],
     checkpoint,
     latestCheckpoint,
+    modelText: ModelOutput.text,
     close
   }
 }

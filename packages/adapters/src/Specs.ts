@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { Abort, Budgets, Marker, ToolError } from "@toolcap/limits"
+import { Abort, Budgets, Marker, ToolError, Truncate } from "@toolcap/limits"
 import { Bash as BashTool, Glob as GlobTool, Grep as GrepTool, Read as ReadTool } from "@toolcap/tools"
 import * as ToolSpec from "./ToolSpec.js"
 
@@ -21,6 +21,18 @@ const seconds = (ms: number): string => `${ms / 1000}s`
 /** The search budget shared by Read, Glob and Grep. */
 const searchBudget = (b: Budgets.BudgetsValue): string =>
   `${b.searchMaxLines} lines / ${kb(b.searchMaxBytes)}`
+
+/** What a Bash stream keeps under the budgets: its head, its tail, or both, in lines and KB. */
+const streamKeeps = (b: Budgets.BudgetsValue, stream: "stdout" | "stderr"): string => {
+  const budget = Budgets.shellStream(b, stream)
+  const { head, tail } = Truncate.splitBudget(budget, budget.headShare)
+  const first = head === undefined ? undefined : `its first ${head.maxLines} lines / ${kb(head.maxBytes)}`
+  const last = tail === undefined ? undefined : `its last ${tail.maxLines} lines / ${kb(tail.maxBytes)}`
+  return [first, last].filter((part) => part !== undefined).join(" and ")
+}
+
+const cutsBothEnds = (b: Budgets.BudgetsValue): boolean =>
+  [b.shellStdoutHeadShare, b.shellStderrHeadShare].some((share) => share > 0 && share < 1)
 
 /** What the path-taking tools' shared error codes mean, said once for every spec that names them. */
 const INVALID_INPUT = "the input does not fit the schema or its ranges"
@@ -180,7 +192,7 @@ export const Bash = ToolSpec.make({
     [
       "Runs a shell command with `bash -c` in the workspace directory, stdin closed, and returns its exit code, stdout and stderr.",
       `Parameters: \`command\` (required), \`timeout\` (seconds, default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}; anything else is refused with TOOL_INVALID_INPUT).`,
-      `stdout keeps its first ${b.shellStdoutMaxLines} lines / ${kb(b.shellStdoutMaxBytes)}; stderr keeps its last ${b.shellStderrMaxLines} lines / ${kb(b.shellStderrMaxBytes)}, where a failing command's message is. A cut adds a \`[truncated: ...]\` marker, and a fuller copy of the stream (up to ${kb(b.spillMaxBytes)}) is saved to a file the marker names: Grep it, or Read it with offset/limit.`,
+      `stdout keeps ${streamKeeps(b, "stdout")}; stderr keeps ${streamKeeps(b, "stderr")}, where a failing command's message is. A cut adds a \`[truncated: ...]\` marker${cutsBothEnds(b) ? " (between the two ends where both are kept)" : ""}, and the stream is saved to a file the marker names: the whole stream when it fits ${kb(b.spillMaxBytes)}, else its first and last lines, half of that each (the marker says which). Grep it, or Read it with offset/limit.`,
       `On timeout or abort the whole process tree is stopped (SIGTERM, then SIGKILL after ${seconds(b.bashKillGraceMs)}) and the call fails with TOOL_TIMEOUT or TOOL_ABORTED, carrying the partial output and the killed pids.`,
       "To read or search files use Read, Glob and Grep: their results are paginated and bounded, while a sed/awk/cat pipeline is cut at the budget above."
     ].join("\n"),

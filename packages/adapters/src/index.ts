@@ -1,7 +1,10 @@
 /**
+ * The adapters' core. The AI SDK tools and the MCP server are entries of their own
+ * (`@toolcap/adapters/AiSdk`, `@toolcap/adapters/Mcp`): each needs an optional peer (`ai`, the
+ * MCP SDK) whose types and code a host that imports this barrel never loads.
+ *
  * @since 0.1.0
  */
-export * as AiSdk from "./AiSdk.js"
 /**
  * @since 0.1.0
  */
@@ -9,11 +12,11 @@ export * as CallObserver from "./CallObserver.js"
 /**
  * @since 0.1.0
  */
-export * as Mcp from "./Mcp.js"
+export * as ModelOutput from "./ModelOutput.js"
 /**
  * @since 0.1.0
  */
-export * as ModelOutput from "./ModelOutput.js"
+export * as OptionalPeer from "./OptionalPeer.js"
 /**
  * @since 0.1.0
  */

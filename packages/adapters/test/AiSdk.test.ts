@@ -1,8 +1,10 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { generateText, simulateReadableStream, stepCountIs, streamText } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
-import { AiSdk, PromiseHost } from "@toolcap/adapters"
+import { PromiseHost } from "@toolcap/adapters"
+import * as AiSdk from "@toolcap/adapters/AiSdk"
 import { makeDirs } from "./fixtures/dirs.js"
+import { longTreeCommand, processesWithCookie, runIdOf } from "./fixtures/processes.js"
 
 const dirs = makeDirs("toolcap-ai-")
 let host: PromiseHost.PromiseToolHost
@@ -105,12 +107,19 @@ describe("AiSdk.tools", () => {
     assert.match(String(seen.value), /^TOOL_INVALID_INPUT: /)
   })
 
-  it("Read through the mock model returns the byte-faithful window as JSON", async () => {
+  it("Read through the mock model gives the model the file's lines as plain text, not JSON", async () => {
     const model = modelCalling("Read", { path: "notes.txt" })
     await generateText({ model, prompt: "read", tools: await AiSdk.tools(host), stopWhen: stepCountIs(3) })
     const seen = seenByModel(model)
-    assert.strictEqual(seen.type, "json")
-    assert.strictEqual((seen.value as { content: string }).content, "alpha\nbeta\n")
+    assert.strictEqual(seen.type, "text")
+    assert.strictEqual(seen.value, "alpha\nbeta\n")
+  })
+
+  it("with lineNumbers the model reads Read's lines numbered as cat -n does", async () => {
+    const model = modelCalling("Read", { path: "notes.txt" })
+    const tools = await AiSdk.tools(host, { text: { lineNumbers: true } })
+    await generateText({ model, prompt: "read", tools, stopWhen: stepCountIs(3) })
+    assert.deepStrictEqual(seenByModel(model), { type: "text", value: "     1\talpha\n     2\tbeta" })
   })
 })
 
@@ -166,5 +175,49 @@ describe("AiSdk Bash streams preliminary results", () => {
     assert.include(String(preliminary[0]!.output.result["stdout"]), "first\n")
     assert.notInclude(String(preliminary[0]!.output.result["stdout"]), "third", "shown while it still ran")
     assert.strictEqual(final[0]!.output.result["stdout"], "first\nsecond\nthird\n")
+  })
+})
+
+/** Bash's `execute` of the AI SDK tools: what the SDK iterates. */
+const bashExecute = async () => {
+  const tools = await AiSdk.tools(host)
+  return (input: unknown) =>
+    tools.Bash.execute!(input, { toolCallId: "stream-1", messages: [] }) as AsyncIterable<{
+      ok: boolean
+      result: Record<string, unknown>
+    }>
+}
+
+describe("AiSdk Bash as a stream consumed at the edge", () => {
+  it("a consumer that stops pulling stops Bash's whole process tree before its iterator returns", async () => {
+    const execute = await bashExecute()
+    let runId: string | undefined
+    for await (const value of execute({ command: longTreeCommand })) {
+      runId = runIdOf(String(value.result["stdout"]))
+      if (runId !== undefined) break
+    }
+    assert.isDefined(runId)
+    assert.deepStrictEqual(processesWithCookie(runId!), [])
+  })
+
+  it("a consumer slower than the output is owed at most one progress value, the newest", async () => {
+    const execute = await bashExecute()
+    const seen: Array<{ ok: boolean; result: Record<string, unknown> }> = []
+    for await (const value of execute({
+      command: "for i in $(seq 1 50); do echo line $i; sleep 0.01; done"
+    })) {
+      seen.push(value)
+      // a consumer that takes 150 ms per value: 5 lines (or more) arrive while it is busy
+      await new Promise((resolve) => setTimeout(resolve, 150))
+    }
+    const final = seen.at(-1)!
+    assert.strictEqual(final.result["exitCode"], 0)
+    const progress = seen.slice(0, -1).map((value) => String(value.result["stdout"]))
+    assert.isBelow(progress.length, 50, "chunks were folded, not queued one by one")
+    // each progress value holds everything so far: the newest, never a stale, partial one
+    for (const [i, stdout] of progress.entries()) {
+      assert.isTrue(stdout.startsWith("line 1\n"))
+      if (i > 0) assert.isAtLeast(stdout.length, progress[i - 1]!.length)
+    }
   })
 })

@@ -1,6 +1,6 @@
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { Marker } from "@toolcap/limits"
+import { Budgets, Marker } from "@toolcap/limits"
 import { PromiseHost } from "@toolcap/adapters"
 import { makeDirs } from "./fixtures/dirs.js"
 import { isGone, longTreeCommand, processesWithCookie, runIdOf } from "./fixtures/processes.js"
@@ -45,17 +45,21 @@ describe("PromiseHost.createToolHost", () => {
     const outcome = await host.call("Bash", { command: "seq 1 100000" })
     assert.isTrue(outcome.ok)
     if (!outcome.ok) return
-    const result = outcome.result as { stdout: string; truncated: boolean; spill: { stdout?: string } }
+    const result = outcome.result
     assert.isTrue(result.truncated)
     const spill = result.spill.stdout
     assert.isString(spill)
     assert.isTrue(spill!.startsWith(host.sessionDir))
     assert.isTrue(fs.existsSync(spill!))
+    // 588895 bytes do not fit the 512KB spill: the marker names the head and tail it holds
+    const copy = result.truncation.stdout!.spillCopy!
+    assert.isFalse(copy.complete)
     assert.isTrue(
       result.stdout.endsWith(
-        `[truncated: kept the first ${host.budgets.shellStdoutMaxLines} of 100000 lines; limit ${host.budgets.shellStdoutMaxLines} lines / ${Marker.formatKB(host.budgets.shellStdoutMaxBytes)}KB. Full output saved to ${spill} — Grep it, or Read it with offset/limit.]`
+        `[truncated: kept the first ${host.budgets.shellStdoutMaxLines} of 100000 lines; limit ${host.budgets.shellStdoutMaxLines} lines / ${Marker.formatKB(host.budgets.shellStdoutMaxBytes)}KB. First ${copy.ranges[0]!.to} and last ${588895 - copy.ranges[1]!.from} of 588895 bytes saved to ${spill} — Grep it, or Read it with offset/limit.]`
       )
     )
+    assert.strictEqual(host.modelText("Bash", outcome), result.output)
     await host.close()
     assert.isFalse(fs.existsSync(host.sessionDir))
   })
@@ -178,6 +182,45 @@ describe("PromiseHost.createToolHost", () => {
     assert.isTrue(outcome.ok)
     if (!outcome.ok) return
     assert.include((outcome.result as { stdout: string }).stdout, "kept the first 10 of 50 lines")
+  })
+
+  it("the compact profile reaches the enforcement and the descriptions, and a field still overrides it", async () => {
+    const { host } = await setup({ profile: "compact", budgets: { grepHeadLimit: 7 } })
+    assert.strictEqual(host.budgets.readWindowLines, Budgets.profiles.compact.readWindowLines)
+    assert.strictEqual(host.budgets.grepHeadLimit, 7)
+    const bash = host.definitions.find((def) => def.name === "Bash")!
+    assert.include(bash.description, "its first 100 lines / 4KB and its last 100 lines / 4KB")
+    const outcome = await host.call("Bash", { command: "seq 1 1000" })
+    assert.isTrue(outcome.ok)
+    if (!outcome.ok) return
+    assert.include(outcome.result.stdout, "kept the first 100 and the last 100 of 1000 lines")
+    assert.isTrue(outcome.result.stdout.endsWith("999\n1000\n"))
+  })
+
+  it("modelText gives the model plain text: Read's lines, and CODE: message for an error", async () => {
+    const { dirs, host } = await setup()
+    fs.writeFileSync(`${dirs.workspace}/a.ts`, 'const s = "hello\tworld";\n')
+    const read = await host.call("Read", { path: "a.ts" })
+    assert.strictEqual(host.modelText("Read", read), 'const s = "hello\tworld";\n')
+    const missing = await host.call("Read", { path: "nope.ts" })
+    assert.isTrue(host.modelText("Read", missing).startsWith("TOOL_NOT_FOUND: "))
+  })
+
+  it("an unknown profile is refused, naming the presets", async () => {
+    const dirs = makeDirs()
+    cleanups.push(dirs.remove)
+    const options = {
+      workspace: dirs.workspace,
+      dataDir: dirs.dataDir,
+      sessionId: "ok",
+      profile: "tiny" as never
+    }
+    const refused = await PromiseHost.createToolHost(options).then(
+      (host) => host.close().then(() => undefined),
+      (error: unknown) => error
+    )
+    assert.instanceOf(refused, Budgets.BudgetsInvalid)
+    assert.include(String((refused as Error).message), "spec, compact")
   })
 
   it("rejects a workspace that is not a directory, a bad session id, and an invalid budget", async () => {

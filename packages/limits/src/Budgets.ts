@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { spillGapMaxBytes } from "./Marker.js"
 
 /** KB as the spec uses it: 96KB kept 98304 bytes. */
 const KB = 1024
@@ -83,6 +84,13 @@ export const BudgetsFields = {
   shellStderrMaxBytes: bytes(96 * KB),
   /** Bash stderr lines reaching the model (BUDGET_SHELL_ERR). */
   shellStderrMaxLines: lines(4000),
+  /**
+   * Share of stdout's bytes and lines given to its head; the rest keeps its tail. 1 (the spec)
+   * keeps the head only; a share between keeps both ends, the marker between them.
+   */
+  shellStdoutHeadShare: share(1, true),
+  /** Share of stderr's bytes and lines given to its head; 0 (the spec) keeps the tail only. */
+  shellStderrHeadShare: share(0, true),
   /** Any single line of a Read or Grep result is clipped here (MAX_LINE_CHARS), in code points. */
   maxLineChars: chars(2000),
   /** Default and maximum lines of one Read window. */
@@ -126,7 +134,10 @@ export const BudgetsFields = {
   captureMaxBytes: bytes(512 * KB),
   /** Lines retained per Bash stream while it runs (CAPTURE_MAX_LINES). */
   captureMaxLines: lines(200_000),
-  /** Largest spill file (SPILL_MAX_BYTES). */
+  /**
+   * Largest spill file (SPILL_MAX_BYTES): a stream that fits is saved whole; a longer one as its
+   * head and its tail, half of this each, with one line between them saying what was left out.
+   */
   spillMaxBytes: bytes(512 * KB),
   /** Bash timeout when the call names none, in seconds. */
   bashTimeoutDefaultSeconds: seconds(60),
@@ -151,6 +162,39 @@ export const BudgetsFields = {
 }
 
 /**
+ * The result budget of one Bash stream: its bytes and lines, and the share of them its head keeps
+ * (the tail keeps the rest).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const shellStream = (
+  b: Schema.Struct.Type<typeof BudgetsFields>,
+  stream: "stdout" | "stderr"
+): { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number } =>
+  stream === "stdout"
+    ? { maxBytes: b.shellStdoutMaxBytes, maxLines: b.shellStdoutMaxLines, headShare: b.shellStdoutHeadShare }
+    : { maxBytes: b.shellStderrMaxBytes, maxLines: b.shellStderrMaxLines, headShare: b.shellStderrHeadShare }
+
+/** The head's part of a split budget, rounded down; the tail gets the rest. */
+const headPart = (total: number, headShare: number): number =>
+  headShare >= 1 ? total : headShare <= 0 ? 0 : Math.floor(total * headShare)
+
+/**
+ * The bytes a spill file gives the stream's head and its tail when the stream does not fit whole:
+ * half of `spillMaxBytes` each, the tail's half less the line that stands between them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const spillParts = (
+  b: Pick<BudgetsValue, "spillMaxBytes">
+): { readonly headBytes: number; readonly tailBytes: number } => {
+  const headBytes = Math.floor(b.spillMaxBytes / 2)
+  return { headBytes, tailBytes: b.spillMaxBytes - headBytes - spillGapMaxBytes }
+}
+
+/**
  * The cross-field rules the spec implies; each issue names the field to change.
  */
 const crossFieldIssues = (b: Schema.Struct.Type<typeof BudgetsFields>): Array<Schema.FilterIssue> => {
@@ -171,10 +215,37 @@ const crossFieldIssues = (b: Schema.Struct.Type<typeof BudgetsFields>): Array<Sc
       message: `must be greater than the Bash result budget (shellStdoutMaxLines / shellStderrMaxLines, ${shellLines}), got ${b.captureMaxLines}: raise it or lower the result budget`
     })
   }
-  if (b.spillMaxBytes <= shellBytes) {
+  let headExcerpt = 0
+  let tailExcerpt = 0
+  for (const stream of ["stdout", "stderr"] as const) {
+    const budget = shellStream(b, stream)
+    const head = {
+      bytes: headPart(budget.maxBytes, budget.headShare),
+      lines: headPart(budget.maxLines, budget.headShare)
+    }
+    const tail = { bytes: budget.maxBytes - head.bytes, lines: budget.maxLines - head.lines }
+    headExcerpt = Math.max(headExcerpt, head.bytes)
+    tailExcerpt = Math.max(tailExcerpt, tail.bytes)
+    // a cut needs one code point and one line at each end it keeps
+    const split = budget.headShare > 0 && budget.headShare < 1
+    if (
+      split &&
+      (head.bytes < minByteBudget || tail.bytes < minByteBudget || head.lines < 1 || tail.lines < 1)
+    ) {
+      const field = stream === "stdout" ? "shellStdoutHeadShare" : "shellStderrHeadShare"
+      issues.push({
+        path: [field],
+        message: `splits ${stream}'s budget into a head of ${head.bytes} bytes / ${head.lines} lines and a tail of ${tail.bytes} bytes / ${tail.lines} lines, got ${budget.headShare}; each end needs at least ${minByteBudget} bytes and 1 line: move the share toward the middle, or use 1 (head only) or 0 (tail only)`
+      })
+    }
+  }
+  // a head-and-tail spill must be at least as full as the excerpt at each end it backs
+  const spill = spillParts(b)
+  if (spill.headBytes < headExcerpt || spill.tailBytes < tailExcerpt) {
+    const least = Math.max(2 * headExcerpt, 2 * (tailExcerpt + spillGapMaxBytes) - 1)
     issues.push({
       path: ["spillMaxBytes"],
-      message: `must be greater than the Bash result budget (shellStdoutMaxBytes / shellStderrMaxBytes, ${shellBytes}), got ${b.spillMaxBytes}, or a spill could not be fuller than the excerpt`
+      message: `must be at least ${least} bytes, got ${b.spillMaxBytes}: a spill that does not fit whole keeps half of it for the stream's head (at least the largest head excerpt, ${headExcerpt} bytes) and half less a ${spillGapMaxBytes}-byte gap line for its tail (at least the largest tail excerpt, ${tailExcerpt} bytes), or the copy would hold less than the excerpt it backs`
     })
   }
   if (b.globLimit > b.globMaxLimit) {
@@ -245,6 +316,71 @@ export const fieldNames: ReadonlyArray<BudgetField> = Object.keys(BudgetsFields)
 export const defaults: BudgetsValue = BudgetsSchema.make({}, true)
 
 /**
+ * The names of the presets (`TOOLCAP_PROFILE`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const profileNames = ["spec", "compact"] as const
+
+/**
+ * A preset of the budgets: `spec` is the spec's table (the default); `compact` spends less
+ * context per call (small head-and-tail Bash excerpts, Read windows of a screenful) and relies
+ * on the spill copy and on paging for the rest. The numbers and their reasons are in the README.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Profile = (typeof profileNames)[number]
+
+/** What `compact` changes of the spec's table; every other field keeps its default. */
+const compactOverrides: Partial<Record<BudgetField, number>> = {
+  // a Read window of a screenful of code: 250 lines of ~64 bytes, about 4k tokens
+  searchMaxBytes: 16 * KB,
+  searchMaxLines: 250,
+  readWindowLines: 250,
+  // a source line past 500 characters is generated or minified; the notice names the rest
+  maxLineChars: 500,
+  grepHeadLimit: 100,
+  // a few KB per stream, both ends: a command's first lines say what it did, its last ones how it ended
+  shellStdoutMaxBytes: 8 * KB,
+  shellStdoutMaxLines: 200,
+  shellStdoutHeadShare: 0.5,
+  // stderr's actionable message is last, but its first error is often the cause of the rest
+  shellStderrMaxBytes: 8 * KB,
+  shellStderrMaxLines: 200,
+  shellStderrHeadShare: 0.25
+}
+
+/**
+ * Every preset's budgets. Built without validating, like `defaults` (a test decodes each).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const profiles: { readonly [P in Profile]: BudgetsValue } = {
+  spec: defaults,
+  compact: BudgetsSchema.make({ ...compactOverrides }, true)
+}
+
+/**
+ * Whether a string names a preset.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const isProfile = (name: string): name is Profile =>
+  (profileNames as ReadonlyArray<string>).includes(name)
+
+/**
+ * The environment variable that selects the preset the per-field variables override.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const profileVariable = "TOOLCAP_PROFILE"
+
+/**
  * An override was rejected; `fields` and the message name each field and the rule it broke.
  *
  * @since 0.1.0
@@ -299,16 +435,27 @@ const invalid = (issues: ReadonlyArray<Issue>): BudgetsInvalid =>
   })
 
 /**
- * Validates overrides on top of the defaults (or of `base`). Fails with `BudgetsInvalid` naming
- * every rejected field.
+ * Validates overrides on top of the defaults (or of `base`: budgets, or a preset's name). Fails
+ * with `BudgetsInvalid` naming every rejected field.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   overrides: Partial<Record<BudgetField, number>>,
-  base: BudgetsValue = defaults
-): Either.Either<BudgetsValue, BudgetsInvalid> => Either.mapLeft(validate(overrides, base), invalid)
+  base: BudgetsValue | Profile = defaults
+): Either.Either<BudgetsValue, BudgetsInvalid> => {
+  if (typeof base === "string" && !isProfile(base))
+    return Either.left(
+      invalid([
+        {
+          field: "profile",
+          message: `must name a preset (${profileNames.join(", ")}), got ${JSON.stringify(base)}`
+        }
+      ])
+    )
+  return Either.mapLeft(validate(overrides, typeof base === "string" ? profiles[base] : base), invalid)
+}
 
 /**
  * The environment variable that overrides a field: `TOOLCAP_` and the field name in
@@ -323,48 +470,72 @@ export const envName = (field: BudgetField): string =>
 /** Plain decimal notation only: `Number()` would also take "", "0x10" and "Infinity". */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
 
+/** The budgets from `Config`; the preset is `forced` when given, else `TOOLCAP_PROFILE`'s. */
+const configOf = (forced: Profile | undefined): Config.Config<BudgetsValue> =>
+  Config.all({
+    profile:
+      forced === undefined
+        ? Config.option(Config.string(profileVariable))
+        : Config.succeed(Option.some(forced)),
+    fields: Config.all(
+      Object.fromEntries(
+        fieldNames.map((field) => [field, Config.option(Config.string(envName(field)))])
+      ) as Record<BudgetField, Config.Config<Option.Option<string>>>
+    )
+  }).pipe(
+    Config.mapOrFail(({ fields: raw, profile: profileName }) => {
+      const overrides: Partial<Record<BudgetField, number>> = {}
+      const errors: Array<ConfigError.ConfigError> = []
+      const chosen = Option.getOrElse(
+        Option.map(profileName, (name) => name.trim()),
+        () => "spec"
+      )
+      if (!isProfile(chosen)) {
+        errors.push(
+          ConfigError.InvalidData(
+            [profileVariable],
+            `${profileVariable} must name a preset (${profileNames.join(", ")}), got ${JSON.stringify(chosen)}`
+          )
+        )
+      }
+      const base = isProfile(chosen) ? profiles[chosen] : defaults
+      for (const field of fieldNames) {
+        const value = raw[field]
+        if (Option.isNone(value)) continue
+        const text = value.value.trim()
+        if (DECIMAL.test(text)) {
+          overrides[field] = Number(text)
+        } else {
+          errors.push(
+            ConfigError.InvalidData(
+              [envName(field)],
+              `${envName(field)} (${field}) must be a number, got ${JSON.stringify(value.value)}`
+            )
+          )
+        }
+      }
+      const validated = validate(overrides, base)
+      if (Either.isRight(validated) && errors.length === 0) return Either.right(validated.right)
+      if (Either.isLeft(validated)) {
+        for (const issue of validated.left) {
+          const name = isField(issue.field) ? envName(issue.field) : issue.field
+          errors.push(ConfigError.InvalidData([name], `${name} (${issue.field}) ${issue.message}`))
+        }
+      }
+      return Either.left(errors.reduce((all, error) => ConfigError.And(all, error)))
+    })
+  )
+
 /**
- * Reads overrides from effect `Config` (by default the environment): one variable per field,
- * named by `envName`. A value that is not a number, or that breaks a rule, fails with a
- * `ConfigError` whose path and message name the variable, the field and the rule.
+ * Reads the budgets from effect `Config` (by default the environment): the preset named by
+ * `TOOLCAP_PROFILE` (default `spec`), overridden per field by one variable each, named by
+ * `envName`. An unknown preset, a value that is not a number, or one that breaks a rule, fails
+ * with a `ConfigError` whose path and message name the variable, the field and the rule.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const config: Config.Config<BudgetsValue> = Config.all(
-  Object.fromEntries(
-    fieldNames.map((field) => [field, Config.option(Config.string(envName(field)))])
-  ) as Record<BudgetField, Config.Config<Option.Option<string>>>
-).pipe(
-  Config.mapOrFail((raw) => {
-    const overrides: Partial<Record<BudgetField, number>> = {}
-    const errors: Array<ConfigError.ConfigError> = []
-    for (const field of fieldNames) {
-      const value = raw[field]
-      if (Option.isNone(value)) continue
-      const text = value.value.trim()
-      if (DECIMAL.test(text)) {
-        overrides[field] = Number(text)
-      } else {
-        errors.push(
-          ConfigError.InvalidData(
-            [envName(field)],
-            `${envName(field)} (${field}) must be a number, got ${JSON.stringify(value.value)}`
-          )
-        )
-      }
-    }
-    const validated = validate(overrides, defaults)
-    if (Either.isRight(validated) && errors.length === 0) return Either.right(validated.right)
-    if (Either.isLeft(validated)) {
-      for (const issue of validated.left) {
-        const name = isField(issue.field) ? envName(issue.field) : issue.field
-        errors.push(ConfigError.InvalidData([name], `${name} (${issue.field}) ${issue.message}`))
-      }
-    }
-    return Either.left(errors.reduce((all, error) => ConfigError.And(all, error)))
-  })
-)
+export const config: Config.Config<BudgetsValue> = configOf(undefined)
 
 /**
  * The budgets in force.
@@ -383,17 +554,28 @@ export class Budgets extends Context.Tag("@toolcap/limits/Budgets")<Budgets, Bud
 export const layer: Layer.Layer<Budgets> = Layer.succeed(Budgets, defaults)
 
 /**
- * Defaults with per-field overrides; an invalid override fails the layer with `BudgetsInvalid`.
+ * A preset's budgets.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerProfile = (profile: Profile): Layer.Layer<Budgets> =>
+  Layer.succeed(Budgets, profiles[profile])
+
+/**
+ * Defaults (or a preset's budgets) with per-field overrides; an invalid override fails the layer
+ * with `BudgetsInvalid`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerWith = (
-  overrides: Partial<Record<BudgetField, number>>
-): Layer.Layer<Budgets, BudgetsInvalid> => Layer.effect(Budgets, make(overrides))
+  overrides: Partial<Record<BudgetField, number>>,
+  profile: Profile = "spec"
+): Layer.Layer<Budgets, BudgetsInvalid> => Layer.effect(Budgets, make(overrides, profile))
 
 /**
- * Defaults overridden from effect `Config` (`TOOLCAP_*` environment variables by default, or
+ * The preset of `TOOLCAP_PROFILE` overridden from effect `Config` (`TOOLCAP_*` environment variables by default, or
  * whatever `ConfigProvider` the host installs); fails at startup with a `ConfigError` naming the
  * variable of each invalid value.
  *
@@ -401,3 +583,13 @@ export const layerWith = (
  * @category layers
  */
 export const layerConfig: Layer.Layer<Budgets, ConfigError.ConfigError> = Layer.effect(Budgets, config)
+
+/**
+ * Like `layerConfig`, with the preset given here rather than by `TOOLCAP_PROFILE` (a host's own
+ * option, such as the CLI's `--profile`); the per-field variables still override it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfigWith = (profile: Profile): Layer.Layer<Budgets, ConfigError.ConfigError> =>
+  Layer.effect(Budgets, configOf(profile))

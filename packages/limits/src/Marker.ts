@@ -1,6 +1,8 @@
 /**
  * The exact truncation markers (spec §3, DECISIONS §2). A head cut appends its marker, a tail cut
- * prepends it; the spill sentence appears only when a full copy was really written.
+ * prepends it, a head-and-tail cut puts it between the two; the closing sentence says exactly
+ * what the spill file holds: the whole stream ("Full output saved"), or its head and its tail
+ * with their sizes. Also the one line a head-and-tail spill file holds between its two parts.
  *
  * @since 0.1.0
  */
@@ -12,8 +14,8 @@
  * @category models
  */
 export interface MarkerInput {
-  /** Which end survived. */
-  readonly keep: "head" | "tail"
+  /** Which end survived: both for a head-and-tail cut (then `head` and `tail` say how much of each). */
+  readonly keep: "head" | "tail" | "both"
   /** Complete lines kept (0 when a single line was cut to the byte budget). */
   readonly keptLines: number
   /** Lines of the whole input. */
@@ -26,8 +28,42 @@ export interface MarkerInput {
   readonly maxLines: number
   /** The byte limit that applied; shown in KB. */
   readonly maxBytes: number
-  /** Path of the spill file, only when one was written. */
-  readonly spillPath?: string | undefined
+  /** For a head-and-tail cut: what each end kept. */
+  readonly head?: Part | undefined
+  readonly tail?: Part | undefined
+  /** Total bytes of the input (a head-and-tail marker states it). */
+  readonly totalBytes?: number | undefined
+  /** The spill file, only when one was written: a path alone means a complete copy. */
+  readonly spillPath?: string | SavedCopy | undefined
+}
+
+/**
+ * What one end of a head-and-tail cut kept.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Part {
+  /** Complete lines kept (0 when the end is a piece of one line). */
+  readonly lines: number
+  readonly bytes: number
+}
+
+/**
+ * What a spill file holds: the whole stream, or its head and its tail (byte ranges of the stream,
+ * `[from, to)`, in file order) with one line between them saying what was left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SavedCopy {
+  readonly path: string
+  /** True only when the file is the stream, byte for byte. */
+  readonly complete: boolean
+  /** Bytes of the whole stream. */
+  readonly totalBytes: number
+  /** The stream's bytes the file holds: one range when complete, else the head's and the tail's. */
+  readonly ranges: ReadonlyArray<{ readonly from: number; readonly to: number; readonly lines: number }>
 }
 
 /**
@@ -56,16 +92,46 @@ export const formatKB = (bytes: number): string => {
   return String(floorAt(decimals) / 10 ** decimals)
 }
 
+const bytesOf = (range: SavedCopy["ranges"][number] | undefined): number =>
+  range === undefined ? 0 : range.to - range.from
+
 /**
- * The closing sentence: where to get the rest.
+ * The closing sentence: where to get the rest. `Full output saved to <path>` only for a complete
+ * copy (a path alone means one); a head-and-tail copy names its parts in exact bytes:
+ * `First <h> and last <t> of <total> bytes saved to <path> — …`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const nextStep = (spillPath: string | undefined): string =>
-  spillPath === undefined
-    ? "Narrow the request to see more."
-    : `Full output saved to ${spillPath} — Grep it, or Read it with offset/limit.`
+export const nextStep = (spill: string | SavedCopy | undefined): string => {
+  if (spill === undefined) return "Narrow the request to see more."
+  if (typeof spill === "string" || spill.complete)
+    return `Full output saved to ${typeof spill === "string" ? spill : spill.path} — Grep it, or Read it with offset/limit.`
+  const [head, tail] = spill.ranges
+  return `First ${bytesOf(head)} and last ${bytesOf(tail)} of ${spill.totalBytes} bytes saved to ${spill.path} — Grep it, or Read it with offset/limit.`
+}
+
+/**
+ * The line a head-and-tail spill file holds between the stream's head and its tail (without its
+ * `\n`): how many bytes and lines of the stream are not in the file. A line counts when any of
+ * its bytes was left out.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const spillGap = (omitted: { readonly bytes: number; readonly lines: number }): string =>
+  `[… ${omitted.lines} lines (${omitted.bytes} bytes) left out here …]`
+
+/**
+ * The most bytes the gap of a head-and-tail spill file can take: its line with the largest
+ * numbers (safe integers), its own `\n`, and the `\n` that ends a head cut inside a line.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const spillGapMaxBytes: number =
+  new TextEncoder().encode(spillGap({ bytes: Number.MAX_SAFE_INTEGER, lines: Number.MAX_SAFE_INTEGER }))
+    .length + 2
 
 /**
  * Renders the marker of a cut.
@@ -75,6 +141,11 @@ export const nextStep = (spillPath: string | undefined): string =>
  */
 export const render = (input: MarkerInput): string => {
   const tail = nextStep(input.spillPath)
+  if (input.keep === "both") {
+    const head = input.head ?? { lines: 0, bytes: 0 }
+    const end = input.tail ?? { lines: 0, bytes: 0 }
+    return `[truncated: kept the first ${head.lines} and the last ${end.lines} of ${input.totalLines} lines (${head.bytes} and ${end.bytes} of ${input.totalBytes ?? input.keptBytes} bytes); limit ${input.maxLines} lines / ${formatKB(input.maxBytes)}KB. ${tail}]`
+  }
   if (input.singleLineBytes !== undefined) {
     return `[truncated: no complete line fits the ${formatKB(input.maxBytes)}KB limit; kept ${input.keptBytes} bytes of a single ${input.singleLineBytes}-byte line. ${tail}]`
   }
@@ -93,3 +164,12 @@ export const attach = (text: string, keep: "head" | "tail", marker: string): str
     return text.length === 0 || text.endsWith("\n") ? `${text}${marker}` : `${text}\n${marker}`
   return `${marker}\n${text}`
 }
+
+/**
+ * Places the marker of a head-and-tail cut between the two, on a line of its own.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const between = (head: string, marker: string, tail: string): string =>
+  `${attach(head, "head", marker)}\n${tail}`

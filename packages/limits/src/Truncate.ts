@@ -451,12 +451,13 @@ export const sink = (options: CutOptions): Sink.Sink<Cut, Uint8Array> =>
 
 /**
  * The cut's text with its marker where it was truncated: appended after a head, prepended before
- * a tail. `spillPath` is named only when a full copy was really written.
+ * a tail. The closing sentence names the spill file when one was written, saying what it holds
+ * (a path alone: a complete copy).
  *
  * @since 0.1.0
  * @category rendering
  */
-export const render = (cut: Cut, spillPath?: string): string =>
+export const render = (cut: Cut, spillPath?: string | Marker.SavedCopy): string =>
   cut.truncated ? Marker.attach(cut.text, cut.keep, marker(cut, spillPath)) : cut.text
 
 /**
@@ -465,7 +466,7 @@ export const render = (cut: Cut, spillPath?: string): string =>
  * @since 0.1.0
  * @category rendering
  */
-export const marker = (cut: Cut, spillPath?: string): string =>
+export const marker = (cut: Cut, spillPath?: string | Marker.SavedCopy): string =>
   Marker.render({
     keep: cut.keep,
     keptLines: cut.keptLines,
@@ -474,5 +475,78 @@ export const marker = (cut: Cut, spillPath?: string): string =>
     singleLineBytes: cut.singleLineBytes,
     maxLines: cut.maxLines,
     maxBytes: cut.maxBytes,
+    spillPath
+  })
+
+/**
+ * The budget of one end of a head-and-tail cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PartBudget {
+  readonly maxBytes: number
+  readonly maxLines: number
+}
+
+/**
+ * A budget split between the head and the tail of an input: `headShare` of the bytes and lines
+ * (rounded down) to the head, the rest to the tail. A share of 1 leaves no tail, 0 no head.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const splitBudget = (
+  budget: PartBudget,
+  headShare: number
+): { readonly head: PartBudget | undefined; readonly tail: PartBudget | undefined } => {
+  if (headShare >= 1) return { head: budget, tail: undefined }
+  if (headShare <= 0) return { head: undefined, tail: budget }
+  const head = {
+    maxBytes: Math.floor(budget.maxBytes * headShare),
+    maxLines: Math.floor(budget.maxLines * headShare)
+  }
+  return {
+    head,
+    tail: { maxBytes: budget.maxBytes - head.maxBytes, maxLines: budget.maxLines - head.maxLines }
+  }
+}
+
+/**
+ * The text of a head-and-tail cut: the head's cut, the marker on a line of its own, the tail's
+ * cut. `head` and `tail` are cuts of one input (with its true totals) that does not fit `limit`.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const renderBoth = (
+  head: Cut,
+  tail: Cut,
+  limit: PartBudget,
+  spillPath?: string | Marker.SavedCopy
+): string => Marker.between(head.text, markerBoth(head, tail, limit, spillPath), tail.text)
+
+/**
+ * The marker of a head-and-tail cut.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const markerBoth = (
+  head: Cut,
+  tail: Cut,
+  limit: PartBudget,
+  spillPath?: string | Marker.SavedCopy
+): string =>
+  Marker.render({
+    keep: "both",
+    keptLines: head.keptLines + tail.keptLines,
+    totalLines: head.totalLines,
+    keptBytes: head.keptBytes + tail.keptBytes,
+    totalBytes: head.totalBytes,
+    head: { lines: head.keptLines, bytes: head.keptBytes },
+    tail: { lines: tail.keptLines, bytes: tail.keptBytes },
+    maxLines: limit.maxLines,
+    maxBytes: limit.maxBytes,
     spillPath
   })

@@ -43,6 +43,13 @@ export * as LineClip from "./LineClip.js"
  */
 export * as Marker from "./Marker.js"
 /**
+ * What a spill file holds for a stream: the whole stream, or its head and tail with the gap line.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SpillCopy from "./SpillCopy.js"
+/**
  * The typed tool errors with their stable wire codes.
  *
  * @since 0.1.0

@@ -1,7 +1,7 @@
 // spec §2 limit table and DECISIONS §0: one schema, the table as defaults, overrides per field from
 // a Layer or from effect Config (TOOLCAP_*), invalid overrides fail at startup naming the field.
 import { assert, describe, it } from "@effect/vitest"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, Marker, Truncate } from "@toolcap/limits"
 import { ConfigProvider, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
 
 const KB = 1024
@@ -14,6 +14,8 @@ const table = {
   shellStdoutMaxLines: 4000,
   shellStderrMaxBytes: 96 * KB,
   shellStderrMaxLines: 4000,
+  shellStdoutHeadShare: 1,
+  shellStderrHeadShare: 0,
   maxLineChars: 2000,
   readWindowLines: 2000,
   grepHeadLimit: 200,
@@ -96,7 +98,20 @@ describe("Budgets.layerWith", () => {
     ["a byte budget below 4", { searchMaxBytes: 3 }, "searchMaxBytes", ">= 4"],
     ["capture below the result budget", { captureMaxBytes: 64 * KB }, "captureMaxBytes", "greater than"],
     ["capture equal to the result budget", { captureMaxLines: 4000 }, "captureMaxLines", "greater than"],
-    ["spill below the result budget", { spillMaxBytes: 90 * KB }, "spillMaxBytes", "greater than"],
+    ["spill below the result budget", { spillMaxBytes: 90 * KB }, "spillMaxBytes", "at least"],
+    [
+      "a spill whose halves hold less than the excerpts",
+      { spillMaxBytes: 150 * KB },
+      "spillMaxBytes",
+      "largest head excerpt, 98304 bytes"
+    ],
+    [
+      "a head share leaving the tail less than a code point",
+      { shellStdoutHeadShare: 0.99999 },
+      "shellStdoutHeadShare",
+      "each end needs at least"
+    ],
+    ["a share above 1", { shellStderrHeadShare: 1.5 }, "shellStderrHeadShare", "from 0 to 1"],
     [
       "timeout default above the range",
       { bashTimeoutDefaultSeconds: 301 },
@@ -160,6 +175,8 @@ describe("Budgets.layerConfig (TOOLCAP_* variables)", () => {
       "TOOLCAP_SHELL_STDOUT_MAX_LINES",
       "TOOLCAP_SHELL_STDERR_MAX_BYTES",
       "TOOLCAP_SHELL_STDERR_MAX_LINES",
+      "TOOLCAP_SHELL_STDOUT_HEAD_SHARE",
+      "TOOLCAP_SHELL_STDERR_HEAD_SHARE",
       "TOOLCAP_MAX_LINE_CHARS",
       "TOOLCAP_READ_WINDOW_LINES",
       "TOOLCAP_GREP_HEAD_LIMIT",
@@ -252,6 +269,117 @@ describe("Budgets.layerConfig (TOOLCAP_* variables)", () => {
         assert.include(result.left, "TOOLCAP_SEARCH_MAX_BYTES (searchMaxBytes) must be a number")
         assert.include(result.left, "TOOLCAP_GREP_HEAD_LIMIT (grepHeadLimit) must be a whole number")
       }
+    })
+  )
+})
+
+/** The laws every accepted budgets value keeps, whatever preset it started from. */
+const assertLaws = (b: Budgets.BudgetsValue) => {
+  for (const stream of ["stdout", "stderr"] as const) {
+    const budget =
+      stream === "stdout"
+        ? { maxBytes: b.shellStdoutMaxBytes, maxLines: b.shellStdoutMaxLines, share: b.shellStdoutHeadShare }
+        : { maxBytes: b.shellStderrMaxBytes, maxLines: b.shellStderrMaxLines, share: b.shellStderrHeadShare }
+    // the capture is looser than the excerpt it is cut to
+    assert.isAbove(b.captureMaxBytes, budget.maxBytes)
+    assert.isAbove(b.captureMaxLines, budget.maxLines)
+    const split = Truncate.splitBudget(budget, budget.share)
+    for (const part of [split.head, split.tail]) {
+      if (part === undefined) continue
+      assert.isAtLeast(part.maxBytes, 4)
+      assert.isAtLeast(part.maxLines, 1)
+    }
+    // a head-and-tail spill holds at least the excerpt at each end it backs, and never more than its cap
+    const spill = Budgets.spillParts(b)
+    assert.isAtLeast(spill.headBytes, split.head?.maxBytes ?? 0)
+    assert.isAtLeast(spill.tailBytes, split.tail?.maxBytes ?? 0)
+    assert.isAtMost(spill.headBytes + spill.tailBytes + Marker.spillGapMaxBytes, b.spillMaxBytes)
+  }
+  assert.isAtMost(b.globLimit, b.globMaxLimit)
+  assert.isAtMost(b.bashTimeoutMinSeconds, b.bashTimeoutDefaultSeconds)
+  assert.isAtMost(b.bashTimeoutDefaultSeconds, b.bashTimeoutMaxSeconds)
+}
+
+describe("Budgets.profiles", () => {
+  it("are spec (the defaults) and compact, each passing the schema's rules", () => {
+    assert.deepStrictEqual([...Budgets.profileNames], ["spec", "compact"])
+    assert.strictEqual(Budgets.profiles.spec, Budgets.defaults)
+    for (const name of Budgets.profileNames) {
+      const decoded = Schema.decodeUnknownEither(Budgets.BudgetsSchema)({ ...Budgets.profiles[name] })
+      assert.isTrue(Either.isRight(decoded), `${name}: ${Either.isLeft(decoded) ? String(decoded.left) : ""}`)
+      assertLaws(Budgets.profiles[name])
+    }
+  })
+
+  it("compact keeps head and tail excerpts of a few KB and smaller Read windows", () => {
+    const compact = Budgets.profiles.compact
+    assert.isBelow(compact.shellStdoutMaxBytes, 16 * KB)
+    assert.isAbove(compact.shellStdoutHeadShare, 0)
+    assert.isBelow(compact.shellStdoutHeadShare, 1)
+    assert.isAbove(compact.shellStderrHeadShare, 0)
+    assert.isBelow(compact.shellStderrHeadShare, 1)
+    assert.isBelow(compact.readWindowLines, Budgets.defaults.readWindowLines)
+    assert.isBelow(compact.searchMaxBytes, Budgets.defaults.searchMaxBytes)
+  })
+
+  it.prop(
+    "every override a preset accepts keeps the cross-field laws",
+    {
+      profile: fc.constantFrom(...Budgets.profileNames),
+      overrides: fc.record(
+        {
+          shellStdoutMaxBytes: fc.integer({ min: 1, max: 600 * KB }),
+          shellStderrMaxBytes: fc.integer({ min: 1, max: 600 * KB }),
+          shellStdoutMaxLines: fc.integer({ min: 1, max: 300_000 }),
+          shellStdoutHeadShare: fc.double({ min: 0, max: 1, noNaN: true }),
+          shellStderrHeadShare: fc.double({ min: 0, max: 1, noNaN: true }),
+          captureMaxBytes: fc.integer({ min: 4, max: 2048 * KB }),
+          spillMaxBytes: fc.integer({ min: 4, max: 2048 * KB })
+        },
+        { requiredKeys: [] }
+      )
+    },
+    ({ profile, overrides }) => {
+      const made = Budgets.make(overrides, profile)
+      if (Either.isRight(made)) assertLaws(made.right)
+      else assert.isAbove(made.left.fields.length, 0)
+    },
+    { fastCheck: { numRuns: 1000 } }
+  )
+
+  it.effect("TOOLCAP_PROFILE selects a preset, and a field's variable still overrides it", () =>
+    Effect.gen(function* () {
+      const compact = yield* loadFromEnv({ TOOLCAP_PROFILE: "compact" }).pipe(Effect.flatten)
+      assert.deepStrictEqual({ ...compact }, { ...Budgets.profiles.compact })
+      const tuned = yield* loadFromEnv({
+        TOOLCAP_PROFILE: " compact ",
+        TOOLCAP_SHELL_STDOUT_MAX_BYTES: "12288"
+      }).pipe(Effect.flatten)
+      assert.strictEqual(tuned.shellStdoutMaxBytes, 12 * KB)
+      assert.strictEqual(tuned.readWindowLines, Budgets.profiles.compact.readWindowLines)
+      const spec = yield* loadFromEnv({ TOOLCAP_PROFILE: "spec" }).pipe(Effect.flatten)
+      assert.deepStrictEqual({ ...spec }, { ...Budgets.defaults })
+    })
+  )
+
+  it.effect("an unknown TOOLCAP_PROFILE fails at startup naming the variable and the presets", () =>
+    Effect.gen(function* () {
+      const result = yield* loadFromEnv({ TOOLCAP_PROFILE: "tiny" })
+      assert.isTrue(Either.isLeft(result))
+      if (Either.isLeft(result))
+        assert.include(result.left, "TOOLCAP_PROFILE must name a preset (spec, compact)")
+    })
+  )
+
+  it.effect("layerWith and layerProfile start from a preset", () =>
+    Effect.gen(function* () {
+      const compact = yield* Budgets.Budgets.pipe(Effect.provide(Budgets.layerProfile("compact")))
+      assert.strictEqual(compact, Budgets.profiles.compact)
+      const tuned = yield* Budgets.Budgets.pipe(
+        Effect.provide(Budgets.layerWith({ grepHeadLimit: 7 }, "compact"))
+      )
+      assert.strictEqual(tuned.grepHeadLimit, 7)
+      assert.strictEqual(tuned.readWindowLines, Budgets.profiles.compact.readWindowLines)
     })
   )
 })

@@ -171,3 +171,81 @@ describe("Truncate.render places the marker of a real cut", () => {
     assert.strictEqual(Truncate.render(cut, spillPath), lines)
   })
 })
+
+describe("head-and-tail spill copies and cuts", () => {
+  const copy: Marker.SavedCopy = {
+    path: spillPath,
+    complete: false,
+    totalBytes: 1288906,
+    ranges: [
+      { from: 0, to: 262101, lines: 41000 },
+      { from: 1026666, to: 1288906, lines: 37463 }
+    ]
+  }
+
+  it("the sentence of a head-and-tail copy names both parts and the total, in exact bytes", () => {
+    assert.strictEqual(
+      Marker.nextStep(copy),
+      `First 262101 and last 262240 of 1288906 bytes saved to ${spillPath} \u2014 Grep it, or Read it with offset/limit.`
+    )
+    assert.strictEqual(
+      Marker.nextStep({ ...copy, complete: true, ranges: [{ from: 0, to: 1288906, lines: 200001 }] }),
+      `Full output saved to ${spillPath} \u2014 Grep it, or Read it with offset/limit.`
+    )
+  })
+
+  it("a head cut backed by a head-and-tail copy never says Full output saved", () => {
+    const marker = Marker.render({
+      keep: "head",
+      keptLines: 4000,
+      totalLines: 200001,
+      keptBytes: 23000,
+      ...shell,
+      spillPath: copy
+    })
+    assert.strictEqual(
+      marker,
+      `[truncated: kept the first 4000 of 200001 lines; limit 4000 lines / 96KB. First 262101 and last 262240 of 1288906 bytes saved to ${spillPath} \u2014 Grep it, or Read it with offset/limit.]`
+    )
+    assert.notInclude(marker, "Full output saved")
+  })
+
+  it("the gap line states the lines and bytes left out, and fits spillGapMaxBytes", () => {
+    assert.strictEqual(
+      Marker.spillGap({ bytes: 764565, lines: 121538 }),
+      "[\u2026 121538 lines (764565 bytes) left out here \u2026]"
+    )
+    const longest = new TextEncoder().encode(
+      `\n${Marker.spillGap({ bytes: Number.MAX_SAFE_INTEGER, lines: Number.MAX_SAFE_INTEGER })}\n`
+    ).length
+    assert.strictEqual(Marker.spillGapMaxBytes, longest)
+  })
+
+  it("a head-and-tail cut's marker names both ends, and stands between them", () => {
+    const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("")
+    const limit = { maxBytes: 1024, maxLines: 4 }
+    const parts = Truncate.splitBudget(limit, 0.5)
+    const head = Truncate.cutString(lines, { keep: "head", ...parts.head! })
+    const tail = Truncate.cutString(lines, { keep: "tail", ...parts.tail! })
+    assert.strictEqual(
+      Truncate.renderBoth(head, tail, limit),
+      "line 1\nline 2\n[truncated: kept the first 2 and the last 2 of 10 lines (14 and 15 of 71 bytes); limit 4 lines / 1KB. Narrow the request to see more.]\nline 9\nline 10\n"
+    )
+    assert.strictEqual(Marker.between("abc", "[m]", "xyz"), "abc\n[m]\nxyz")
+  })
+
+  it("splitBudget gives the head its share (rounded down) and the tail the rest", () => {
+    assert.deepStrictEqual(Truncate.splitBudget({ maxBytes: 8192, maxLines: 200 }, 0.25), {
+      head: { maxBytes: 2048, maxLines: 50 },
+      tail: { maxBytes: 6144, maxLines: 150 }
+    })
+    assert.deepStrictEqual(Truncate.splitBudget({ maxBytes: 10, maxLines: 3 }, 1), {
+      head: { maxBytes: 10, maxLines: 3 },
+      tail: undefined
+    })
+    assert.deepStrictEqual(Truncate.splitBudget({ maxBytes: 10, maxLines: 3 }, 0), {
+      head: undefined,
+      tail: { maxBytes: 10, maxLines: 3 }
+    })
+  })
+})

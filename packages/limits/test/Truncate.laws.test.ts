@@ -250,4 +250,41 @@ describe("Truncate laws", () => {
       }
     })
   )
+
+  it.prop(
+    "head-and-tail: two disjoint ends within their shares, the marker between, iff the input does not fit",
+    {
+      input: bytes,
+      budget: anyBudget,
+      share: fc.double({ min: 0.05, max: 0.95, noNaN: true })
+    },
+    ({ input, budget, share }) => {
+      const limit = { maxBytes: budget.maxBytes * 2, maxLines: budget.maxLines * 2 }
+      const parts = Truncate.splitBudget(limit, share)
+      if (parts.head === undefined || parts.tail === undefined) return
+      if (
+        parts.head.maxBytes < 4 ||
+        parts.tail.maxBytes < 4 ||
+        parts.head.maxLines < 1 ||
+        parts.tail.maxLines < 1
+      )
+        return
+      const whole = Truncate.cutBytes(input, { keep: "head", ...limit })
+      const head = Truncate.cutBytes(input, { keep: "head", ...parts.head })
+      const tail = Truncate.cutBytes(input, { keep: "tail", ...parts.tail })
+      assert.strictEqual(parts.head.maxBytes + parts.tail.maxBytes, limit.maxBytes)
+      assert.strictEqual(parts.head.maxLines + parts.tail.maxLines, limit.maxLines)
+      if (!whole.truncated) return
+      // the two ends never overlap, so no byte is shown twice
+      assert.isBelow(head.keptBytes + tail.keptBytes, input.length)
+      assert.isTrue(startsWith(input, head.bytes))
+      assert.isTrue(endsWith(input, tail.bytes))
+      const rendered = Truncate.renderBoth(head, tail, limit, "/tmp/spill.log")
+      const marker = Truncate.markerBoth(head, tail, limit, "/tmp/spill.log")
+      assert.isTrue(rendered.startsWith(head.text))
+      assert.isTrue(rendered.endsWith(`${marker}\n${tail.text}`))
+      assert.include(marker, `of ${whole.totalLines} lines`)
+    },
+    runs
+  )
 })

@@ -34,4 +34,39 @@ describe("Truncation.fromCut", () => {
     const json = JSON.stringify(Schema.encodeSync(Truncation.Truncation)(truncation))
     assert.deepStrictEqual(Schema.decodeUnknownSync(Truncation.Truncation)(JSON.parse(json)), truncation)
   })
+
+  it("says what a spill file holds: complete, or the head and tail byte ranges", () => {
+    const cut = Truncate.cutString(lines, { keep: "head", maxBytes: 40, maxLines: 10 })
+    const copy = {
+      path: "/s/x.log",
+      complete: false,
+      totalBytes: 300,
+      ranges: [
+        { from: 0, to: 100, lines: 14 },
+        { from: 200, to: 300, lines: 14 }
+      ]
+    }
+    const truncation = Truncation.fromCut(cut, copy)
+    assert.strictEqual(truncation.spillPath, "/s/x.log")
+    assert.deepStrictEqual(truncation.spillCopy, { complete: false, totalBytes: 300, ranges: copy.ranges })
+    assert.notProperty(Truncation.fromCut(cut, "/s/x.log"), "spillCopy")
+  })
+
+  it("a head-and-tail cut reports both ends and the sums", () => {
+    const head = Truncate.cutString(lines, { keep: "head", maxBytes: 512, maxLines: 3 })
+    const tail = Truncate.cutString(lines, { keep: "tail", maxBytes: 512, maxLines: 2 })
+    const truncation = Truncation.fromBoth(head, tail, { maxBytes: 1024, maxLines: 5 })
+    assert.deepStrictEqual(truncation, {
+      kept: "both",
+      head: { lines: 3, bytes: head.keptBytes },
+      tail: { lines: 2, bytes: tail.keptBytes },
+      keptLines: 5,
+      totalLines: 50,
+      keptBytes: head.keptBytes + tail.keptBytes,
+      totalBytes: lines.length,
+      limitLines: 5,
+      limitBytes: 1024
+    })
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Truncation.Truncation)(truncation), truncation)
+  })
 })

@@ -4,7 +4,9 @@
  * `<dataDir>/scratch/<sessionId>/` is created on the FIRST spill only (mode 0700), so a session
  * that stayed under budget leaves nothing behind. Spill files live in its `tool-output/`
  * subdirectory as `<label>-<ms>-<seq>.log` (mode 0600), are created exclusively (never
- * overwritten, unique under concurrency) and capped at `spillMaxBytes`. An `owner.json` marker
+ * overwritten, unique under concurrency) and hold at most `spillMaxBytes`: the whole stream when it
+ * fits, else its head and its tail with one line between them (`record` streams a copy while the
+ * stream runs, in bounded memory). An `owner.json` marker
  * beside `tool-output/` records the owning process so `sweep` can remove stale sessions whose
  * owner is gone. A spill that cannot be written answers `None`: it costs the caller its hint only.
  *
@@ -24,14 +26,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
-import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Either from "effect/Either"
 import * as nodeFs from "node:fs"
 import * as path from "node:path"
-import { Budgets, ToolError, Utf8 } from "@toolcap/limits"
+import { Budgets, Marker, ToolError } from "@toolcap/limits"
+import * as Copy from "./internal/copy.js"
 import * as Owner from "./internal/owner.js"
+import * as Recorder from "./internal/recorder.js"
 import * as SafeDir from "./internal/safeDir.js"
+import * as SpillFile from "./internal/spillFile.js"
 
 /**
  * @since 0.1.0
@@ -55,13 +59,46 @@ export interface ScratchValue {
   /** `<dataDir>/scratch/<sessionId>`, absolute; it may not exist yet (created on the first spill). */
   readonly sessionDir: string
   /**
-   * Writes `bytes` (cut to `spillMaxBytes` at a UTF-8 boundary) to a new file
-   * `<sessionDir>/tool-output/<label>-<ms>-<seq>.log`. Answers its absolute path, or `None` when
-   * it could not be written (read-only, disk full, too many open files...). Never fails.
+   * Writes a copy of `bytes` to a new file `<sessionDir>/tool-output/<label>-<ms>-<seq>.log`: all
+   * of them when they fit `spillMaxBytes`, else their head and tail (see `record`). Answers its
+   * absolute path, or `None` when it could not be written (read-only, disk full, too many open
+   * files...). Never fails.
    */
   readonly spill: (label: string, bytes: Uint8Array) => Effect.Effect<Option.Option<string>>
+  /**
+   * Starts recording a stream for its spill copy; nothing is written until it is saved, or until
+   * the stream outgrows memory (see `SpillRecorder`).
+   */
+  readonly record: (label: string) => SpillRecorder
   /** Removes the session directory and everything in it; never fails. */
   readonly removeSession: Effect.Effect<void>
+}
+
+/**
+ * One stream recorded for its spill copy while it runs. The copy is the whole stream when it fits
+ * `spillMaxBytes`; otherwise its head and its tail, half of `spillMaxBytes` each, each cut at a
+ * line boundary (a UTF-8 boundary inside a line longer than its half), with one line between them
+ * stating the bytes and lines left out (`Marker.spillGap`). Memory stays within the capture
+ * budget (`captureMaxBytes`) plus one read, whatever the stream's size: a copy larger than that is
+ * written to its file as the stream runs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpillRecorder {
+  /**
+   * Feeds the next read, synchronously (it runs in a pipe's read callback). The bytes are kept as
+   * they are, not copied: the caller must not change them afterwards.
+   */
+  readonly push: (bytes: Uint8Array) => void
+  /**
+   * Writes the copy of everything fed and answers what the file holds, or `None` when it could
+   * not be written; never fails. `totalLines` is the stream's line count (the caller counts it
+   * anyway); it goes into the gap line. Ends the recording.
+   */
+  readonly save: (totalLines: number) => Effect.Effect<Option.Option<Marker.SavedCopy>>
+  /** Ends the recording without a copy; a file begun on disk is removed. */
+  readonly discard: () => void
 }
 
 /**
@@ -229,9 +266,20 @@ const safeLabel = (label: string): string => {
   return cleaned.length === 0 || cleaned === "." || cleaned === ".." ? "output" : cleaned
 }
 
-/** The spill cap: a prefix of at most `maxBytes`, never splitting a UTF-8 sequence. */
-const capped = (bytes: Uint8Array, maxBytes: number): Uint8Array =>
-  bytes.length <= maxBytes ? bytes : bytes.subarray(0, Utf8.prefixBoundary(bytes, maxBytes))
+/** A recorder of one whole buffer: the copy `spill` writes. */
+const spillWith = (
+  record: (label: string) => SpillRecorder,
+  label: string,
+  bytes: Uint8Array
+): Effect.Effect<Option.Option<string>> =>
+  Effect.suspend(() => {
+    const recorder = record(label)
+    recorder.push(bytes)
+    return Effect.map(
+      recorder.save(Copy.countLines(bytes)),
+      Option.map((copy) => copy.path)
+    )
+  })
 
 /**
  * Exclusive creation collides only when another writer took the same `<ms>-<seq>`; a few fresh
@@ -256,70 +304,95 @@ export const make = (
     const fs = yield* FileSystem.FileSystem
     const budgets = yield* Budgets.Budgets
     const sessionDir = path.join(scratchRoot(config.dataDir), sessionId)
-    const nextSeq = yield* Ref.make(0)
-    const ownerWritten = yield* Ref.make(false)
+    const clock = yield* Effect.clock
+    // per service, not per module: two hosts in one process keep their own sequence
+    let nextSeq = 0
+    let ownerWritten = false
     const planted = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
     if (!planted.ok) return yield* unsafeScratch(planted.problem)
 
-    /** Creates the missing levels one at a time, each checked: never through a planted link. */
-    const ensureDirectories = Effect.gen(function* () {
-      const chain = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
-      if (!chain.ok) return yield* Effect.fail(unsafeScratch(chain.problem))
-      yield* fs.makeDirectory(path.dirname(chain.levels[0]!), { recursive: true, mode: 0o700 })
-      for (const level of chain.levels.slice(chain.existing)) {
-        yield* fs
-          .makeDirectory(level, { mode: 0o700 })
-          .pipe(
-            Effect.catchTag("SystemError", (error) =>
-              error.reason === "AlreadyExists" ? Effect.void : error
-            )
-          )
-        const stats = nodeFs.lstatSync(level, { throwIfNoEntry: false })
-        const problem = stats === undefined ? `${level} vanished` : SafeDir.problemOf(level, stats)
-        if (problem !== undefined) return yield* Effect.fail(unsafeScratch(problem))
-      }
-      if (!(yield* Ref.get(ownerWritten))) {
-        yield* fs.writeFileString(path.join(sessionDir, ownerFileName), encodeOwner(Owner.current()), {
-          mode: 0o600
-        })
-        yield* Ref.set(ownerWritten, true)
-      }
-    })
+    /** A fresh file name of a label: `<label>-<ms>-<seq>.log`. */
+    const nextName = (prefix: string): string =>
+      `${prefix}-${clock.unsafeCurrentTimeMillis()}-${nextSeq++}.log`
 
     /**
-     * Opens `tool-output/` without following a link and checks the descriptor's real path, so the
-     * file is created exactly there even if a link is swapped in meanwhile. Answers the path to
-     * write through (`/proc/self/fd/N/...` where there is one).
+     * Creates the missing levels one at a time, each checked: never through a planted link.
+     * Synchronous: a stream's copy may have to start on disk from inside a pipe's read callback.
      */
-    const openOutputDir = Effect.acquireRelease(
-      Effect.try({
-        try: () => {
-          const expected = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
-          if (!expected.ok) throw unsafeScratch(expected.problem)
-          const real = expected.levels[2]!
-          const fd = nodeFs.openSync(
-            real,
-            nodeFs.constants.O_RDONLY | nodeFs.constants.O_DIRECTORY | nodeFs.constants.O_NOFOLLOW
-          )
-          const held = nodeFs.existsSync(PROC_FD + fd) ? nodeFs.readlinkSync(PROC_FD + fd) : real
-          const problem =
-            held !== real
-              ? `${real} moved while a spill was written`
-              : SafeDir.problemOf(real, nodeFs.fstatSync(fd))
-          if (problem !== undefined) {
-            nodeFs.closeSync(fd)
-            throw unsafeScratch(problem)
-          }
-          return { fd, real, through: nodeFs.existsSync(PROC_FD + fd) ? PROC_FD + fd : real }
-        },
-        catch: (error) => error
-      }),
-      (opened) => Effect.sync(() => nodeFs.closeSync(opened.fd))
+    const ensureDirectories = (): void => {
+      const chain = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
+      if (!chain.ok) throw unsafeScratch(chain.problem)
+      nodeFs.mkdirSync(path.dirname(chain.levels[0]!), { recursive: true, mode: 0o700 })
+      for (const level of chain.levels.slice(chain.existing)) {
+        try {
+          nodeFs.mkdirSync(level, { mode: 0o700 })
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        }
+        const stats = nodeFs.lstatSync(level, { throwIfNoEntry: false })
+        const problem = stats === undefined ? `${level} vanished` : SafeDir.problemOf(level, stats)
+        if (problem !== undefined) throw unsafeScratch(problem)
+      }
+      if (!ownerWritten) {
+        nodeFs.writeFileSync(path.join(sessionDir, ownerFileName), encodeOwner(Owner.current()), {
+          mode: 0o600
+        })
+        ownerWritten = true
+      }
+    }
+
+    /**
+     * Opens `tool-output/` without following a link and checks the descriptor's real path, so a
+     * file is created exactly there even if a link is swapped in meanwhile. Answers the path to
+     * create through (`/proc/self/fd/N/...` where there is one); the caller closes `fd`.
+     */
+    const openOutputDir = (): { readonly fd: number; readonly real: string; readonly through: string } => {
+      const expected = SafeDir.verifyChain(sessionDir, [toolOutputDirName])
+      if (!expected.ok) throw unsafeScratch(expected.problem)
+      const real = expected.levels[2]!
+      const fd = nodeFs.openSync(
+        real,
+        nodeFs.constants.O_RDONLY | nodeFs.constants.O_DIRECTORY | nodeFs.constants.O_NOFOLLOW
+      )
+      const held = nodeFs.existsSync(PROC_FD + fd) ? nodeFs.readlinkSync(PROC_FD + fd) : real
+      const problem =
+        held !== real
+          ? `${real} moved while a spill was written`
+          : SafeDir.problemOf(real, nodeFs.fstatSync(fd))
+      if (problem !== undefined) {
+        nodeFs.closeSync(fd)
+        throw unsafeScratch(problem)
+      }
+      return { fd, real, through: nodeFs.existsSync(PROC_FD + fd) ? PROC_FD + fd : real }
+    }
+
+    const outputDir = Effect.acquireRelease(
+      Effect.try({ try: openOutputDir, catch: (error) => error }),
+      (dir) => Effect.sync(() => nodeFs.closeSync(dir.fd))
     )
+
+    /** A new spill file of the disk mode, created exclusively (0600) and open for reading and writing. */
+    const createFile = (label: string): Recorder.SpillFile => {
+      ensureDirectories()
+      const prefix = safeLabel(label)
+      for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
+        const name = nextName(prefix)
+        const dir = openOutputDir()
+        try {
+          const fd = nodeFs.openSync(path.join(dir.through, name), "wx+", 0o600)
+          return SpillFile.make(fd, path.join(dir.real, name), openOutputDir)
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        } finally {
+          nodeFs.closeSync(dir.fd)
+        }
+      }
+      throw new Error("no free spill file name")
+    }
 
     const writeNew = (name: string, bytes: Uint8Array) =>
       Effect.scoped(
-        Effect.flatMap(openOutputDir, (dir) => {
+        Effect.flatMap(outputDir, (dir) => {
           const file = path.join(dir.real, name)
           const through = path.join(dir.through, name)
           return fs.writeFile(through, bytes, { flag: "wx", mode: 0o600 }).pipe(
@@ -334,35 +407,45 @@ export const make = (
         })
       )
 
-    const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
-      const content = capped(bytes, budgets.spillMaxBytes)
+    /** Writes a whole copy to a new file of `label`. */
+    const writeWhole = (label: string, bytes: Uint8Array) => {
       const prefix = safeLabel(label)
       const write = Effect.gen(function* () {
-        yield* ensureDirectories
+        yield* Effect.try({ try: ensureDirectories, catch: (error) => error })
         for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
-          const ms = yield* Clock.currentTimeMillis
-          const seq = yield* Ref.getAndUpdate(nextSeq, (n) => n + 1)
-          const written = yield* writeNew(`${prefix}-${ms}-${seq}.log`, content)
+          const written = yield* writeNew(nextName(prefix), bytes)
           if (Option.isSome(written)) return written
         }
         return Option.none<string>()
       })
       // spec §3a: a failed spill costs the hint only, never the tool result
-      return yield* write.pipe(
+      return write.pipe(
         Effect.catchAll(() => Effect.succeed(Option.none<string>())),
         Effect.catchAllDefect(() => Effect.succeed(Option.none<string>()))
       )
+    }
+
+    const record = (label: string): SpillRecorder =>
+      Recorder.make({
+        spillMaxBytes: budgets.spillMaxBytes,
+        memoryBytes: budgets.captureMaxBytes,
+        createFile: () => createFile(label),
+        writeWhole: (bytes) => writeWhole(label, bytes)
+      })
+
+    const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
+      return yield* spillWith(record, label, bytes)
     })
 
     const removeSession = fs
       .remove(sessionDir, { recursive: true })
       .pipe(
         Effect.ignore,
-        Effect.zipRight(Ref.set(ownerWritten, false)),
+        Effect.zipRight(Effect.sync(() => (ownerWritten = false))),
         Effect.withSpan("Scratch.removeSession")
       )
 
-    return { sessionId, sessionDir, spill, removeSession }
+    return { sessionId, sessionDir, spill, record, removeSession }
   })
 
 /**
@@ -386,7 +469,7 @@ export interface TestOptions {
   readonly sessionId?: string | undefined
   /** Used to build the (fictitious) absolute paths; default `/toolcap-test-data`. */
   readonly dataDir?: string | undefined
-  /** Cap of each spill; default the spec's SPILL_MAX_BYTES. */
+  /** Cap of each spill (whole or head and tail, as on disk); default the spec's SPILL_MAX_BYTES. */
   readonly spillMaxBytes?: number | undefined
   /** Receives every written spill, path -> bytes, so a test can read it back. */
   readonly files?: Map<string, Uint8Array> | undefined
@@ -395,7 +478,7 @@ export interface TestOptions {
 }
 
 /**
- * An in-memory scratch for the layers above: same names and cap, nothing touches the disk.
+ * An in-memory scratch for the layers above: same names and copies, nothing touches the disk.
  *
  * @since 0.1.0
  * @category layers
@@ -407,20 +490,40 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Scratch, ToolE
       const sessionId = yield* validateSessionId(options.sessionId ?? "test-session")
       const sessionDir = path.join(scratchRoot(options.dataDir ?? "/toolcap-test-data"), sessionId)
       const files = options.files ?? new Map<string, Uint8Array>()
-      const maxBytes = options.spillMaxBytes ?? Budgets.defaults.spillMaxBytes
-      const nextSeq = yield* Ref.make(0)
+      const spillMaxBytes = options.spillMaxBytes ?? Budgets.defaults.spillMaxBytes
+      if (Budgets.spillParts({ spillMaxBytes }).tailBytes < Budgets.minByteBudget) {
+        return yield* new ToolError.ToolInvalidInput({
+          tool: "Scratch",
+          field: "spillMaxBytes",
+          reason: `${spillMaxBytes} leaves no room for a head-and-tail copy; use at least ${2 * (Budgets.minByteBudget + Marker.spillGapMaxBytes)}`
+        })
+      }
+      const clock = yield* Effect.clock
+      let nextSeq = 0
+      const record = (label: string): SpillRecorder =>
+        Recorder.make({
+          spillMaxBytes,
+          // nothing here touches the disk: every copy is held until it is saved
+          memoryBytes: Number.POSITIVE_INFINITY,
+          createFile: () => {
+            throw new Error("the in-memory scratch has no files")
+          },
+          writeWhole: (bytes) =>
+            Effect.sync(() => {
+              if (options.failing === true) return Option.none<string>()
+              const name = `${safeLabel(label)}-${clock.unsafeCurrentTimeMillis()}-${nextSeq++}.log`
+              const file = path.join(sessionDir, toolOutputDirName, name)
+              files.set(file, bytes.slice())
+              return Option.some(file)
+            })
+        })
       const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
-        if (options.failing === true) return Option.none<string>()
-        const ms = yield* Clock.currentTimeMillis
-        const seq = yield* Ref.getAndUpdate(nextSeq, (n) => n + 1)
-        const file = path.join(sessionDir, toolOutputDirName, `${safeLabel(label)}-${ms}-${seq}.log`)
-        files.set(file, capped(bytes, maxBytes).slice())
-        return Option.some(file)
+        return yield* spillWith(record, label, bytes)
       })
       const removeSession = Effect.sync(() => {
         for (const file of files.keys()) if (file.startsWith(sessionDir + path.sep)) files.delete(file)
       })
-      return { sessionId, sessionDir, spill, removeSession }
+      return { sessionId, sessionDir, spill, record, removeSession }
     })
   )
 

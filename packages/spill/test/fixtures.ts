@@ -79,3 +79,24 @@ export const readOnlyDir = (prepare: (dir: string) => void = () => {}) =>
         fs.rmSync(ro.path, { recursive: true, force: true })
       })
   )
+
+/**
+ * A real directory on a file system of `bytes` bytes, so writes past that fail with ENOSPC
+ * (a tmpfs mount; tests run as root in CI). Unmounted and removed afterwards.
+ */
+export const smallDisk = (bytes: number) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-full-"))
+      if (!run("mount", ["-t", "tmpfs", "-o", `size=${bytes},mode=0700`, "tmpfs", dir])) {
+        fs.rmSync(dir, { recursive: true, force: true })
+        throw new Error("could not mount a small tmpfs (needs root, as in CI) to fill a disk")
+      }
+      return dir
+    }),
+    (dir) =>
+      Effect.sync(() => {
+        run("umount", [dir])
+        fs.rmSync(dir, { recursive: true, force: true })
+      })
+  )

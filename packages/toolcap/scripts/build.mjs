@@ -4,7 +4,7 @@
 import * as esbuild from "esbuild"
 import fs from "node:fs"
 import path from "node:path"
-import { writeTypes } from "./types.mjs"
+import { entries, writeDeclarations } from "./declarations.mjs"
 
 const root = path.resolve(import.meta.dirname, "..")
 const out = path.join(root, "dist")
@@ -138,7 +138,10 @@ const common = {
 
 await esbuild.build({
   ...common,
-  entryPoints: { index: "src/index.ts", cli: path.join(root, "..", "..", "apps", "demo", "src", "Cli.ts") },
+  entryPoints: {
+    ...Object.fromEntries(entries.map((entry) => [entry, `src/${entry}.ts`])),
+    cli: path.join(root, "..", "..", "apps", "demo", "src", "Cli.ts")
+  },
   outdir: out,
   splitting: true,
   format: "esm",
@@ -187,4 +190,4 @@ await esbuild.build({ ...commonCjs, entryPoints: ["src/bin.ts"], outfile: binFil
 fs.chmodSync(binFile, 0o755)
 // the viewer's front end (`toolcap ui`, `mcp --ui`), served from dist/ui beside the bundle
 fs.cpSync(path.join(root, "../viewer/dist/ui"), path.join(out, "ui"), { recursive: true })
-writeTypes(root)
+writeDeclarations(root)

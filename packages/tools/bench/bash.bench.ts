@@ -27,7 +27,6 @@
 // Data and spill files live in a temp dir removed at the end.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
@@ -48,7 +47,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
 import { Procfs } from "@toolcap/spill"
-import { benchLine } from "./benchFixtures.js"
+import { benchLine, bundleBench, runBundled } from "./benchFixtures.js"
 
 // 99 characters and a newline per line, cut at exactly 1 GiB
 const GIB_COMMAND =
@@ -123,23 +122,8 @@ const drainRun = (detached: boolean): Promise<ChildReport> =>
     )
   })
 
-/** Bundles this file into `dir` with the esbuild that tsx depends on (no dependency of our own). */
-const bundleChild = async (dir: string): Promise<string> => {
-  const fromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))
-  const esbuild = fromTsx("esbuild") as { build: (options: Record<string, unknown>) => Promise<unknown> }
-  const outfile = path.join(dir, "bash-bench-child.mjs")
-  await esbuild.build({
-    entryPoints: [fileURLToPath(import.meta.url)],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    conditions: ["@toolcap/source"],
-    outfile,
-    logLevel: "error"
-  })
-  return outfile
-}
+/** Bundles this file into `dir` for the children. */
+const bundleChild = (dir: string): Promise<string> => bundleBench(import.meta.url, dir, "bash-bench-child")
 
 interface LatencyReport {
   /** Milliseconds per Bash `echo hi` call, per round. */
@@ -268,37 +252,18 @@ const startIdleProcesses = (count: number): Promise<{ readonly stop: () => void 
   })
 
 const runLatencyChild = (bundle: string, dir: string, containment?: "group"): Promise<LatencyReport> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, "--child=latency", dir], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: containment === undefined ? process.env : { ...process.env, TOOLCAP_CONTAINMENT: containment }
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
-    child.on("error", reject)
-    child.on("close", (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as LatencyReport)
-        : reject(new Error(`latency child exited ${code}`))
-    )
-  })
+  runBundled(
+    bundle,
+    ["--child=latency", dir],
+    containment === undefined ? process.env : { ...process.env, TOOLCAP_CONTAINMENT: containment }
+  )
 
 const processCount = () => fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).length
 
 type Mode = "tool" | "drain" | "drain-attached"
 
 const runChild = (bundle: string, mode: Mode, dir: string): Promise<ChildReport> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, `--child=${mode}`, dir], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
-    child.on("error", reject)
-    child.on("close", (code) =>
-      code === 0 ? resolve(JSON.parse(out) as ChildReport) : reject(new Error(`${mode} child exited ${code}`))
-    )
-  })
+  runBundled(bundle, [`--child=${mode}`, dir])
 
 const median = (xs: ReadonlyArray<number>): number => Arr.sort(xs, Order.number)[Math.floor(xs.length / 2)]!
 const best = (xs: ReadonlyArray<number>): number => Math.min(...xs)
@@ -369,17 +334,7 @@ const stopRun = async (dir: string): Promise<StopReport> => {
 }
 
 const runStopChild = (bundle: string, dir: string): Promise<StopReport> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, "--child=stop", dir], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
-    child.on("error", reject)
-    child.on("close", (code) =>
-      code === 0 ? resolve(JSON.parse(out) as StopReport) : reject(new Error(`stop child exited ${code}`))
-    )
-  })
+  runBundled(bundle, ["--child=stop", dir])
 
 /** A 1 GiB figure against the bare drain, as a BENCH line. */
 const gibLine = (measure: string, figure: number, baseline: number, target: number) =>

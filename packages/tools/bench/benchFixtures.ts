@@ -1,10 +1,57 @@
-// Shared by the benches: a temp dir removed at exit (also on Ctrl-C), and the median.
+// Shared by the benches: a temp dir removed at exit (also on Ctrl-C), the median, and a bench
+// file bundled for the child processes that measure a host's own CPU and memory.
 import { reportFigure } from "@toolcap/bench-report"
+import { spawn } from "node:child_process"
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** Runs a bundled bench in a child process of its own and parses the JSON it prints on stdout. */
+export const runBundled = <A>(
+  bundle: string,
+  args: ReadonlyArray<string>,
+  env?: NodeJS.ProcessEnv
+): Promise<A> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bundle, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: env ?? process.env
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as A)
+        : reject(new Error(`${args.join(" ")}: child exited ${code}`))
+    )
+  })
+
+/**
+ * Bundles a bench file (its `import.meta.url`) into `dir` with the esbuild that tsx depends on (no
+ * dependency of our own): its children run it as plain JavaScript, as a host runs compiled code
+ * (the tsx loader alone holds ~140 MB of RSS).
+ */
+export const bundleBench = async (benchUrl: string, dir: string, name: string): Promise<string> => {
+  const fromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))
+  const esbuild = fromTsx("esbuild") as { build: (options: Record<string, unknown>) => Promise<unknown> }
+  const outfile = path.join(dir, `${name}.mjs`)
+  await esbuild.build({
+    entryPoints: [fileURLToPath(benchUrl)],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    conditions: ["@toolcap/source"],
+    outfile,
+    logLevel: "error"
+  })
+  return outfile
+}
 
 /** A new temp dir, removed when the process exits or is interrupted. */
 export const tempDirRemovedOnExit = (prefix: string): string => {

@@ -350,14 +350,10 @@ const execute = (
 
     // chunks are decoded only when someone consumes them
     const decode = options.onChunk !== undefined || options.offer !== undefined
-    const capture = {
-      captureMaxBytes: budgets.captureMaxBytes,
-      captureMaxLines: budgets.captureMaxLines,
-      decode
-    }
+    const scratch = yield* Scratch.Scratch
     const outputs = {
-      stdout: Output.make({ keep: "head", ...capture }),
-      stderr: Output.make({ keep: "tail", ...capture })
+      stdout: Output.forStream("stdout", budgets, scratch, decode),
+      stderr: Output.forStream("stderr", budgets, scratch, decode)
     }
     // a consumer that throws ends the call with that defect, after the tree stopped
     const consumerFailed = Wait.once<unknown>()
@@ -398,6 +394,10 @@ const execute = (
 
     return yield* Effect.scoped(
       Effect.gen(function* () {
+        // interrupted before its result, a call removes a spill file it began (after the tree stopped)
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => STREAMS.forEach((name) => outputs[name].spill?.discard()))
+        )
         // closing this scope (fiber interruption included) stops the whole tree, bounded
         const proc = yield* runner
           .spawn({

@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Budgets, ToolError, Truncate } from "@toolcap/limits"
+import { Budgets, Marker, SpillCopy, ToolError, Truncate, Truncation, Utf8 } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash } from "@toolcap/tools"
 import {
@@ -34,6 +34,10 @@ const seqText = (from: number, to: number) => {
 
 const spillSentence = (file: string) =>
   `Full output saved to ${file} — Grep it, or Read it with offset/limit.`
+
+/** The closing sentence of a marker whose stream was spilled, from its truncation object. */
+const sentence = (truncation: Truncation.Truncation) =>
+  Marker.nextStep({ path: truncation.spillPath!, ...truncation.spillCopy! })
 
 const getResult = (recorded: { result: Either.Either<Bash.BashResult, Bash.BashError> }) =>
   Either.getOrThrowWith(recorded.result, (error) => new Error(`expected a result, got ${error.code}`))
@@ -224,7 +228,7 @@ describe("Bash: streaming chunks", () => {
 
 describe("Bash: bounded results (spec §7)", () => {
   it.scopedLive(
-    "seq 1 100000: stdout keeps the first 4000 lines, marks them and spills the fuller copy",
+    "seq 1 100000: stdout keeps the first 4000 lines, marks them and spills its head and tail, as the marker says",
     () =>
       Effect.gen(function* () {
         const env = yield* testEnv()
@@ -232,11 +236,21 @@ describe("Bash: bounded results (spec §7)", () => {
         const result = getResult(recorded)
         const file = result.spill.stdout!
         assert.isString(file)
+        // 588895 bytes do not fit the 512KB spill: its first and last 256KB (whole lines) are saved
+        const whole = seqText(1, 100000)
+        const copy = SpillCopy.of(Utf8.encode(whole), 512 * 1024)
+        assert.isFalse(copy.complete)
+        const saved = { path: file, ...copy }
         assert.strictEqual(
           result.stdout,
           seqText(1, 4000) +
-            `[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB. ${spillSentence(file)}]`
+            `[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB. ${Marker.nextStep(saved)}]`
         )
+        assert.include(
+          result.stdout,
+          `First ${copy.ranges[0]!.to} and last ${588895 - copy.ranges[1]!.from} of 588895 bytes saved to ${file}`
+        )
+        assert.notInclude(result.output, "Full output saved")
         assert.isTrue(result.truncated)
         assert.strictEqual(
           path.dirname(file),
@@ -244,12 +258,12 @@ describe("Bash: bounded results (spec §7)", () => {
         )
         assert.match(path.basename(file), /^bash-stdout-\d+-\d+\.log$/)
         assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
-        // the spill holds the capture: the whole lines of the first 512KB, more than the excerpt
-        const whole = seqText(1, 100000)
-        const capture = Truncate.cutString(whole, { keep: "head", maxBytes: 512 * 1024, maxLines: 200_000 })
-        const spilled = fs.readFileSync(file, "utf8")
-        assert.strictEqual(spilled, capture.text)
-        assert.isAbove(spilled.length, seqText(1, 4000).length)
+        const spilled = fs.readFileSync(file)
+        assert.deepStrictEqual(new Uint8Array(spilled), copy.bytes)
+        const text = spilled.toString("utf8")
+        assert.isTrue(text.startsWith("1\n2\n3\n"))
+        assert.isTrue(text.endsWith("99999\n100000\n"))
+        assert.isAtMost(spilled.length, 512 * 1024)
         assert.deepStrictEqual(result.truncation.stdout, {
           kept: "head",
           keptLines: 4000,
@@ -258,8 +272,10 @@ describe("Bash: bounded results (spec §7)", () => {
           totalBytes: Buffer.byteLength(whole),
           limitLines: 4000,
           limitBytes: 96 * 1024,
-          spillPath: file
+          spillPath: file,
+          spillCopy: { complete: false, totalBytes: 588895, ranges: copy.ranges }
         })
+        const capture = Truncate.cutString(whole, { keep: "head", maxBytes: 512 * 1024, maxLines: 200_000 })
         assert.deepStrictEqual(result.omitted.stdout, {
           bytes: Buffer.byteLength(whole) - capture.keptBytes,
           lines: 100000 - capture.keptLines
@@ -270,6 +286,30 @@ describe("Bash: bounded results (spec §7)", () => {
       })
   )
 
+  it.scopedLive(
+    "a 1.3 MB stdout whose last line is NEEDLE-END spills a copy holding its first and its last line",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* testEnv()
+        const result = getResult(
+          yield* runRecorded({ command: "seq 1 200000; echo NEEDLE-END" }).pipe(Effect.provide(env.layer))
+        )
+        assert.strictEqual(result.truncation.stdout!.totalBytes, 1288906)
+        const lines = fs.readFileSync(result.spill.stdout!, "utf8").split("\n")
+        assert.strictEqual(lines[0], "1")
+        assert.strictEqual(lines.at(-2), "NEEDLE-END")
+        assert.strictEqual(lines.at(-1), "")
+        // the line between head and tail says what is not in the file
+        const gap = lines.find((line) => line.startsWith("[\u2026 "))!
+        const [head, tail] = result.truncation.stdout!.spillCopy!.ranges
+        assert.strictEqual(
+          gap,
+          Marker.spillGap({ bytes: tail!.from - head!.to, lines: 200001 - head!.lines - tail!.lines })
+        )
+        assert.include(result.stdout, `of 1288906 bytes saved to ${result.spill.stdout!}`)
+      })
+  )
+
   it.scopedLive("the same on stderr keeps the LAST 4000 lines with the marker prepended", () =>
     Effect.gen(function* () {
       const env = yield* testEnv()
@@ -277,20 +317,16 @@ describe("Bash: bounded results (spec §7)", () => {
         yield* runRecorded({ command: "seq 1 100000 >&2" }).pipe(Effect.provide(env.layer))
       )
       const file = result.spill.stderr!
+      const copy = SpillCopy.of(Utf8.encode(seqText(1, 100000)), 512 * 1024)
       assert.strictEqual(
         result.stderr,
-        `[truncated: kept the last 4000 of 100000 lines; limit 4000 lines / 96KB. ${spillSentence(file)}]\n` +
+        `[truncated: kept the last 4000 of 100000 lines; limit 4000 lines / 96KB. ${Marker.nextStep({ path: file, ...copy })}]\n` +
           seqText(96001, 100000)
       )
-      const capture = Truncate.cutString(seqText(1, 100000), {
-        keep: "tail",
-        maxBytes: 512 * 1024,
-        maxLines: 200_000
-      })
       const spilled = fs.readFileSync(file, "utf8")
-      assert.strictEqual(spilled, capture.text)
+      assert.deepStrictEqual(new Uint8Array(fs.readFileSync(file)), copy.bytes)
+      assert.isTrue(spilled.startsWith("1\n2\n"))
       assert.isTrue(spilled.endsWith("99999\n100000\n"))
-      assert.isAbove(spilled.length, seqText(96001, 100000).length)
       assert.strictEqual(result.stdout, "")
       assert.deepStrictEqual(result.spill, { stderr: file })
     })
@@ -309,7 +345,9 @@ describe("Bash: bounded results (spec §7)", () => {
         result.stdout,
         `${"a".repeat(98304)}\n[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 300000-byte line. ${spillSentence(file)}]`
       )
+      // it fits the spill: the copy is the stream, byte for byte, and the marker says so
       assert.strictEqual(fs.readFileSync(file, "utf8"), "a".repeat(300000))
+      assert.isTrue(result.truncation.stdout!.spillCopy!.complete)
     })
   )
 
@@ -325,8 +363,12 @@ describe("Bash: bounded results (spec §7)", () => {
         bytes: 300000 * 11 - captureLines * 11,
         lines: 300000 - captureLines
       })
+      // the copy is not bounded by the capture: its tail comes from the end of the stream
+      const [head, tail] = result.truncation.stdout!.spillCopy!.ranges
+      assert.strictEqual(head!.to, Math.floor((256 * 1024) / 11) * 11)
+      assert.strictEqual(tail!.to, 300000 * 11)
       const spilled = fs.readFileSync(result.spill.stdout!)
-      assert.strictEqual(spilled.length, captureLines * 11)
+      assert.isAtMost(spilled.length, 512 * 1024)
       assert.isAbove(spilled.length, result.truncation.stdout!.keptBytes)
       assert.strictEqual(result.truncation.stdout!.keptLines, 4000)
       assert.strictEqual(result.truncation.stdout!.totalLines, 300000)
@@ -335,56 +377,69 @@ describe("Bash: bounded results (spec §7)", () => {
   )
 
   it.live.prop(
-    "excerpt = cut of the whole stream to the result budget; spill = capture cut to the spill cap; omitted = totals − capture",
+    "both streams: excerpt = cut of the whole stream; the copy is the stream when it fits the spill, else its head and tail; Full output saved only for a byte-identical copy",
     [
-      FastCheck.array(FastCheck.string({ unit: "grapheme", maxLength: 12 }), { minLength: 0, maxLength: 40 }),
-      FastCheck.boolean(),
-      FastCheck.constantFrom<Array<"stdout" | "stderr">>("stdout", "stderr")
+      FastCheck.array(FastCheck.string({ unit: "grapheme", maxLength: 30 }), { minLength: 1, maxLength: 12 }),
+      // sizes around the 200-byte spill, or anywhere up to three times it
+      FastCheck.tuple(
+        FastCheck.oneof(FastCheck.integer({ min: 190, max: 210 }), FastCheck.integer({ min: 0, max: 600 })),
+        FastCheck.oneof(FastCheck.integer({ min: 190, max: 210 }), FastCheck.integer({ min: 0, max: 600 }))
+      ),
+      // the capture holds the copy (in memory) or not (on disk while the command runs)
+      FastCheck.constantFrom(4096, 96)
     ],
-    ([lines, finalNewline, stream]) =>
+    ([lines, [outBytes, errBytes], captureMaxBytes]) =>
       Effect.scoped(
         Effect.gen(function* () {
           const budget = { maxBytes: 24, maxLines: 3 }
-          const capture = { maxBytes: 96, maxLines: 9 }
-          const spillMaxBytes = 64
+          const spillMaxBytes = 200
           const env = yield* testEnv({
             shellStdoutMaxBytes: budget.maxBytes,
             shellStdoutMaxLines: budget.maxLines,
             shellStderrMaxBytes: budget.maxBytes,
             shellStderrMaxLines: budget.maxLines,
-            captureMaxBytes: capture.maxBytes,
-            captureMaxLines: capture.maxLines,
+            captureMaxBytes,
+            captureMaxLines: 9,
             spillMaxBytes
           })
-          const whole = lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "")
-          fs.writeFileSync(path.join(env.workspace, "in.txt"), whole)
+          const pattern = Utf8.encode(lines.join("\n") + "\n")
+          const sized = (size: number) =>
+            Uint8Array.from({ length: size }, (_, i) => pattern[i % pattern.length]!)
+          const streams = { stdout: sized(outBytes), stderr: sized(errBytes) }
+          fs.writeFileSync(path.join(env.workspace, "out.bin"), streams.stdout)
+          fs.writeFileSync(path.join(env.workspace, "err.bin"), streams.stderr)
           const result = getResult(
-            yield* runRecorded({ command: stream === "stdout" ? "cat in.txt" : "cat in.txt >&2" }).pipe(
-              Effect.provide(env.layer)
-            )
+            yield* runRecorded({ command: "cat out.bin; cat err.bin >&2" }).pipe(Effect.provide(env.layer))
           )
-          const keep = stream === "stdout" ? "head" : "tail"
-          const expectedExcerpt = Truncate.cutString(whole, { keep, ...budget })
-          const expectedCapture = Truncate.cutString(whole, { keep, ...capture })
-          const spillPath = result.spill[stream]
-          assert.strictEqual(result[stream], Truncate.render(expectedExcerpt, spillPath))
-          assert.strictEqual(result.truncated, expectedExcerpt.truncated)
-          assert.deepStrictEqual(result.omitted[stream], {
-            bytes: expectedCapture.totalBytes - expectedCapture.keptBytes,
-            lines: expectedCapture.totalLines - expectedCapture.keptLines
-          })
-          const expectedSpill =
-            expectedCapture.keptBytes > spillMaxBytes
-              ? Truncate.narrow(expectedCapture, { maxBytes: spillMaxBytes, maxLines: capture.maxLines })
-              : expectedCapture
-          if (expectedExcerpt.truncated && expectedSpill.keptBytes > expectedExcerpt.keptBytes) {
-            assert.deepStrictEqual(new Uint8Array(fs.readFileSync(spillPath!)), expectedSpill.bytes)
-          } else {
-            assert.isUndefined(spillPath)
+          for (const stream of ["stdout", "stderr"] as const) {
+            const whole = streams[stream]
+            const keep = stream === "stdout" ? "head" : "tail"
+            const excerpt = Truncate.cutBytes(whole, { keep, ...budget })
+            const spillPath = result.spill[stream]
+            const truncation = result.truncation[stream]
+            assert.strictEqual(truncation !== undefined, excerpt.truncated)
+            if (!excerpt.truncated) {
+              assert.strictEqual(result[stream], excerpt.text)
+              assert.isUndefined(spillPath)
+              continue
+            }
+            const copy = SpillCopy.of(whole, spillMaxBytes)
+            const written = new Uint8Array(fs.readFileSync(spillPath!))
+            assert.deepStrictEqual(written, copy.bytes)
+            assert.strictEqual(result[stream], Truncate.render(excerpt, { path: spillPath!, ...copy }))
+            assert.deepStrictEqual(truncation!.spillCopy, {
+              complete: copy.complete,
+              totalBytes: whole.length,
+              ranges: copy.ranges
+            })
+            // the marker claims a full copy exactly when the file is the stream, byte for byte
+            const identical = written.length === whole.length && written.every((byte, i) => byte === whole[i])
+            assert.strictEqual(result[stream].includes("Full output saved"), identical)
+            assert.strictEqual(identical, whole.length <= spillMaxBytes)
           }
         })
       ),
-    { fastCheck: { numRuns: 15 } }
+    { fastCheck: { numRuns: 20 } }
   )
 
   it.scopedLive(
@@ -403,16 +458,56 @@ describe("Bash: bounded results (spec §7)", () => {
         const narrow = "Narrow the request to see more."
         assert.strictEqual(
           without.stdout,
-          withSpill.stdout.replace(spillSentence(withSpill.spill.stdout!), narrow)
+          withSpill.stdout.replace(sentence(withSpill.truncation.stdout!), narrow)
         )
         assert.strictEqual(
           without.stderr,
-          withSpill.stderr.replace(spillSentence(withSpill.spill.stderr!), narrow)
+          withSpill.stderr.replace(sentence(withSpill.truncation.stderr!), narrow)
         )
-        assert.isFalse(without.output.includes("Full output saved"))
+        assert.isFalse(without.output.includes("saved to"))
         assert.deepStrictEqual(without.omitted, withSpill.omitted)
         assert.deepStrictEqual(fs.readdirSync(ro.path), [])
       })
+  )
+
+  it.scopedLive("the compact profile keeps each stream's head and tail, the marker between them", () =>
+    Effect.gen(function* () {
+      const compact = Budgets.profiles.compact
+      const env = yield* testEnv(
+        Object.fromEntries(Budgets.fieldNames.map((field) => [field, compact[field]]))
+      )
+      const result = getResult(
+        yield* runRecorded({ command: "seq 1 1000; seq 1 1000 >&2" }).pipe(Effect.provide(env.layer))
+      )
+      // stdout: half of 200 lines / 8KB for each end
+      assert.strictEqual(
+        result.stdout,
+        seqText(1, 100) +
+          `[truncated: kept the first 100 and the last 100 of 1000 lines (292 and 401 of 3893 bytes); limit 200 lines / 8KB. ${spillSentence(result.spill.stdout!)}]\n` +
+          seqText(901, 1000)
+      )
+      assert.deepStrictEqual(result.truncation.stdout, {
+        kept: "both",
+        head: { lines: 100, bytes: 292 },
+        tail: { lines: 100, bytes: 401 },
+        keptLines: 200,
+        totalLines: 1000,
+        keptBytes: 693,
+        totalBytes: 3893,
+        limitLines: 200,
+        limitBytes: 8192,
+        spillPath: result.spill.stdout!,
+        spillCopy: { complete: true, totalBytes: 3893, ranges: [{ from: 0, to: 3893, lines: 1000 }] }
+      })
+      // stderr: a quarter for its head, the rest for its tail, where the actionable message is
+      assert.isTrue(
+        result.stderr.startsWith(
+          seqText(1, 50) + "[truncated: kept the first 50 and the last 150 of 1000 lines"
+        )
+      )
+      assert.isTrue(result.stderr.endsWith(`\n${seqText(851, 1000)}`))
+      assert.strictEqual(fs.readFileSync(result.spill.stderr!, "utf8"), seqText(1, 1000))
+    })
   )
 
   it.scopedLive("a spill layer that fails every write also only loses the sentence", () =>
@@ -623,6 +718,24 @@ describe("Bash: timeout, abort and interruption stop the whole tree (spec §6.7)
       assert.isTrue(Exit.isInterrupted(exit))
       assert.deepStrictEqual(processesNamed("sleep 101.14"), [])
       assert.deepStrictEqual(leftoversOfThisWorker(), [])
+    })
+  )
+
+  it.scopedLive("an interrupted call removes the spill file it began streaming to disk", () =>
+    Effect.gen(function* () {
+      // a copy larger than the capture budget is written to its file while the command runs
+      const env = yield* testEnv({ ...fastGraces, captureMaxBytes: 128 * 1024, spillMaxBytes: 1024 * 1024 })
+      const outputDir = path.join(env.dataDir, "scratch", "test-session", "tool-output")
+      const fiber = yield* Bash.run({ command: "head -c 600000 /dev/zero | tr '\\0' x; sleep 101.27" }).pipe(
+        Effect.provide(env.layer),
+        Effect.fork
+      )
+      while (!fs.existsSync(outputDir) || fs.readdirSync(outputDir).length === 0)
+        yield* Effect.sleep("5 millis")
+      const exit = yield* Fiber.interrupt(fiber)
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.deepStrictEqual(fs.readdirSync(outputDir), [])
+      assert.deepStrictEqual(processesNamed("sleep 101.27"), [])
     })
   )
 })

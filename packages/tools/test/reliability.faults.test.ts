@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { Budgets, SpillCopy, Utf8 } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Read } from "@toolcap/tools"
 import {
@@ -79,11 +80,11 @@ const bigOutput = (r: Bash.BashResult): string | undefined => {
   const spill = r.spill.stdout
   if (spill !== undefined) {
     if (!fs.existsSync(spill)) return `the named spill file ${spill} does not exist`
-    const text = fs.readFileSync(spill, "utf8")
-    if (!seqText(1, 200_000).startsWith(text) || text.length <= body.length)
-      return "the named spill file is not a fuller head of the stream"
+    const copy = SpillCopy.of(Utf8.encode(seqText(1, 200_000)), Budgets.defaults.spillMaxBytes)
+    if (!Buffer.from(copy.bytes).equals(fs.readFileSync(spill)) || copy.bytes.length <= body.length)
+      return "the named spill file is not the stream's head and tail"
     if (!r.stdout.includes(spill)) return "a spill file the excerpt does not name"
-  } else if (r.stdout.includes("Full output saved")) return "a spill sentence without a spill file"
+  } else if (r.stdout.includes("saved to")) return "a spill sentence without a spill file"
   return undefined
 }
 

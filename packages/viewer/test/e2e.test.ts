@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { PromiseHost } from "@toolcap/adapters"
+import { Marker } from "@toolcap/limits"
 import { Viewer } from "@toolcap/viewer"
 import { launch, screenshotDir } from "./browser.js"
 import { makeDirs } from "./fixtures.js"
@@ -74,7 +75,7 @@ describe("viewer in Chromium", () => {
     const marker = callView.locator("button.marker")
     assert.strictEqual(
       await marker.textContent(),
-      `[truncated: kept the first 4000 of 300000 lines; limit 4000 lines / 96KB. Full output saved to ${spill} — Grep it, or Read it with offset/limit.]`
+      `[truncated: kept the first 4000 of 300000 lines; limit 4000 lines / 96KB. ${Marker.nextStep({ path: spill, ...outcome.result.truncation.stdout!.spillCopy! })}]`
     )
     assert.deepInclude(JSON.parse((await callView.locator(".truncation").textContent()) ?? ""), {
       stdout: outcome.result.truncation.stdout

@@ -1,5 +1,6 @@
 /**
- * `toolcap call <Tool> '<json>'`: one tool call, one JSON answer line. Also reachable without
+ * `toolcap call <Tool> '<json>'`: one tool call, one JSON answer line (or, with `--text`, the
+ * text the model reads of it). Also reachable without
  * the command-line framework (`parseArgv`), which the executable uses for `call` so a call does
  * not pay for loading it.
  */
@@ -10,10 +11,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import { Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
+import { ModelOutput, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
+import { Budgets } from "@toolcap/limits"
 import * as Argv from "./argv.js"
-import { ExitCode, printLine, runMain, setExitCode, streamLine } from "./output.js"
-import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
+import { ExitCode, printLine, printText, runMain, setExitCode, streamLine } from "./output.js"
+import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
 
 /** The arguments of `call`. @internal */
 export interface CallArgs {
@@ -24,6 +26,10 @@ export interface CallArgs {
   readonly session: string
   readonly approve: ReadonlyArray<string>
   readonly stream: boolean
+  /** The preset of budgets, over `TOOLCAP_PROFILE`. */
+  readonly profile: Option.Option<Budgets.Profile>
+  /** Print the text the model reads instead of the JSON line. */
+  readonly text: boolean
 }
 
 const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
@@ -35,14 +41,19 @@ const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
       })
   })
 
+/** How an answer is printed: one JSON line, the stream's last NDJSON line, or the model's text. @internal */
+export type AnswerFormat = "json" | "stream" | "text"
+
 /** Prints the answer of a settled call in the chosen format and records the exit code. @internal */
-export const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, stream: boolean) =>
+export const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, format: AnswerFormat) =>
   Effect.gen(function* () {
     const settled = Outcome.fromExit(tool, exit)
     // A defect is a bug, not a tool error: it is reported on stderr and exits 1.
     if (Either.isLeft(settled)) return yield* Effect.die(Cause.squash(settled.left))
     const outcome = settled.right
-    if (stream) {
+    if (format === "text") {
+      yield* printText(ModelOutput.text(tool, outcome))
+    } else if (format === "stream") {
       yield* printLine(
         outcome.ok ? { type: "result", result: outcome.result } : { type: "error", error: outcome.error }
       )
@@ -64,9 +75,11 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
   const respond = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.zipRight(
       Effect.sync(() => (answered = true)),
-      answer(args.tool, exit, args.stream)
+      answer(args.tool, exit, args.text ? "text" : args.stream ? "stream" : "json")
     )
   return Effect.gen(function* () {
+    if (args.text && args.stream)
+      return yield* new UsageError({ message: "--text and --stream cannot be combined; pass one of them" })
     const input = yield* parseInput(args.input)
     const config = yield* hostConfig(args)
     // one call per process: a watched file index would be built for a single search
@@ -98,7 +111,7 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
     yield* respond(exit)
   }).pipe(
     Effect.scoped,
-    Effect.provide(budgetsLayer),
+    Effect.provide(budgetsLayerFor(Option.getOrUndefined(args.profile))),
     // inside the answer on interruption: a signal while even the logger is being set up still answers
     Effect.provide(stderrLogger),
     Effect.onInterrupt(() =>
@@ -108,14 +121,15 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
 }
 
 const spec: Argv.Spec = {
-  values: new Set(["--workspace", "--data-dir", "--session", "--approve"]),
-  flags: new Set(["--stream"])
+  values: new Set(["--workspace", "--data-dir", "--session", "--approve", "--profile"]),
+  flags: new Set(["--stream", "--text"])
 }
 
 /**
  * Parses the arguments after `call` (`<tool> <input> [--workspace d] [--data-dir d]
- * [--session id] [--approve d]... [--stream]`, options anywhere, `--name=value` too), checking
- * the tool name; the host checks the directories when it starts.
+ * [--session id] [--approve d]... [--profile p] [--stream | --text]`, options anywhere,
+ * `--name=value` too), checking the tool name and the preset; the host checks the directories
+ * when it starts.
  *
  * @internal
  */
@@ -139,6 +153,14 @@ export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, 
     )
   }
   const last = (name: string) => Option.fromNullable(Argv.last(scanned, name))
+  const profile = last("--profile")
+  if (Option.isSome(profile) && !Budgets.isProfile(profile.value)) {
+    return Either.left(
+      new UsageError({
+        message: `--profile must be one of ${Budgets.profileNames.join(", ")}, got ${JSON.stringify(profile.value)}`
+      })
+    )
+  }
   return Either.right({
     tool,
     input,
@@ -146,7 +168,9 @@ export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, 
     dataDir: last("--data-dir"),
     session: Option.getOrElse(last("--session"), () => "default"),
     approve: scanned.values.get("--approve") ?? [],
-    stream: scanned.flags.has("--stream")
+    stream: scanned.flags.has("--stream"),
+    profile: Option.filter(profile, Budgets.isProfile),
+    text: scanned.flags.has("--text")
   })
 }
 

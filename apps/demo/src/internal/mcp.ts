@@ -11,11 +11,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Mcp, ToolHost } from "@toolcap/adapters"
+import { ToolHost } from "@toolcap/adapters"
+import * as Mcp from "@toolcap/adapters/Mcp"
 import { Budgets } from "@toolcap/limits"
 import * as Argv from "./argv.js"
 import { runMain } from "./output.js"
-import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
+import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
 
 /**
  * Default age before `sweep` (and `mcp` at startup) removes a dead session's scratch directory:
@@ -35,6 +36,8 @@ export interface McpArgs {
   readonly approve: ReadonlyArray<string>
   readonly staleAfter: number
   readonly ui: boolean
+  /** The preset of budgets, over `TOOLCAP_PROFILE`. */
+  readonly profile: Option.Option<Budgets.Profile>
 }
 
 /** Serves until stdin closes (or a signal); the session's scratch directory is removed then. @internal */
@@ -64,15 +67,15 @@ export const serve = (args: McpArgs) =>
         }).pipe(Layer.provide(Layer.succeed(Budgets.Budgets, budgets)), Layer.mapError(usage))
       )
     )
-  }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+  }).pipe(Effect.scoped, Effect.provide(budgetsLayerFor(Option.getOrUndefined(args.profile))))
 
 const spec: Argv.Spec = {
-  values: new Set(["--workspace", "--data-dir", "--session", "--approve", "--stale-after"]),
+  values: new Set(["--workspace", "--data-dir", "--session", "--approve", "--stale-after", "--profile"]),
   flags: new Set(["--ui"])
 }
 
 /** Options the framework takes once (`--approve` is repeatable). */
-const single = ["--workspace", "--data-dir", "--session", "--stale-after"]
+const single = ["--workspace", "--data-dir", "--session", "--stale-after", "--profile"]
 
 /** Whether the framework would take `dir` for a directory option: absent, or a directory. */
 const directoryOrAbsent = (dir: string) => fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? true
@@ -88,6 +91,8 @@ export const parseArgv = (argv: ReadonlyArray<string>): McpArgs | undefined => {
   if (single.some((name) => (scanned.values.get(name)?.length ?? 0) > 1)) return undefined
   const staleAfter = Argv.last(scanned, "--stale-after")
   if (staleAfter !== undefined && !/^[0-9]{1,15}$/.test(staleAfter)) return undefined
+  const profile = Argv.last(scanned, "--profile")
+  if (profile !== undefined && !Budgets.isProfile(profile)) return undefined
   const directories = ["--workspace", "--data-dir", "--approve"].flatMap(
     (name) => scanned.values.get(name) ?? []
   )
@@ -99,7 +104,8 @@ export const parseArgv = (argv: ReadonlyArray<string>): McpArgs | undefined => {
     session: value("--session"),
     approve: scanned.values.get("--approve") ?? [],
     staleAfter: staleAfter === undefined ? defaultStaleAfterSeconds : Number(staleAfter),
-    ui: scanned.flags.has("--ui")
+    ui: scanned.flags.has("--ui"),
+    profile: Option.filter(Option.fromNullable(profile), Budgets.isProfile)
   }
 }
 

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Exit from "effect/Exit"
 import type { Writable } from "node:stream"
+import { OptionalPeer } from "@toolcap/adapters"
 import { writeAllSync } from "./writeSync.js"
 
 /** Exit codes of the CLI. @internal */
@@ -58,6 +59,13 @@ export const printLine = (value: unknown): Effect.Effect<void> =>
     Effect.sync(() => writeLine(value))
   )
 
+/** Prints a text as it is (a line break added when it has none at its end), after any streamed line. @internal */
+export const printText = (text: string): Effect.Effect<void> =>
+  Effect.zipRight(
+    stdoutFlushed,
+    Effect.sync(() => writeAllSync(1, text.endsWith("\n") ? text : `${text}\n`))
+  )
+
 /**
  * Writes one streamed line; completes once stdout can take more, so the producer (Bash's pipe
  * reader) waits for a slow reader instead of queueing without bound. @internal
@@ -84,6 +92,15 @@ export const setExitCode = (code: number): Effect.Effect<void> =>
 /** @internal */
 export const exitCode = (): number | undefined => settledExitCode
 
+/** A missing optional peer is the user's to install: one line naming it, exit code 1, no stack. */
+const reportMissingPeer = (defect: unknown): Effect.Effect<void> =>
+  OptionalPeer.isOptionalPeerMissing(defect)
+    ? Effect.zipRight(
+        Effect.sync(() => process.stderr.write(`${defect.message}\n`)),
+        setExitCode(ExitCode.usage)
+      )
+    : Effect.die(defect)
+
 /**
  * Runs a command as the process's main program: SIGINT/SIGTERM interrupt it (a call then still
  * answers), and the process exits with the code the command settled on.
@@ -91,7 +108,7 @@ export const exitCode = (): number | undefined => settledExitCode
  * @internal
  */
 export const runMain = (program: Effect.Effect<void>): void =>
-  NodeRuntime.runMain(program, {
+  NodeRuntime.runMain(Effect.catchAllDefect(program, reportMissingPeer), {
     disableErrorReporting: false,
     // Effect's logs go to stderr (`stderrLogger`, provided by each command); the platform's pretty
     // logger would add a second logger writing to stdout, and building it costs every call

@@ -22,19 +22,30 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly messag
 export const usage = (error: { readonly message: string }) => new UsageError({ message: error.message })
 
 /**
- * The budgets: the spec's defaults, overridden by `TOOLCAP_*` environment variables. When none of
- * the budget variables is set, the defaults directly: reading each of them through `Config` is a
- * noticeable part of a one-shot call's start, and answers the defaults anyway.
+ * The budgets: a preset (`profile`, else `TOOLCAP_PROFILE`, else `spec`), overridden by the
+ * `TOOLCAP_*` field variables. When none of those variables is set, the preset directly: reading
+ * each of them through `Config` is a noticeable part of a one-shot call's start, and answers the
+ * preset anyway.
  *
  * @internal
  */
-export const budgetsLayer = Layer.unwrapEffect(
-  Effect.sync(() =>
-    Budgets.fieldNames.some((field) => process.env[Budgets.envName(field)] !== undefined)
-      ? Budgets.layerConfig.pipe(Layer.mapError(usage))
-      : Budgets.layer
+export const budgetsLayerFor = (profile: Budgets.Profile | undefined) =>
+  Layer.unwrapEffect(
+    Effect.sync(() =>
+      process.env[Budgets.profileVariable] !== undefined ||
+      Budgets.fieldNames.some((field) => process.env[Budgets.envName(field)] !== undefined)
+        ? (profile === undefined ? Budgets.layerConfig : Budgets.layerConfigWith(profile)).pipe(
+            Layer.mapError(usage)
+          )
+        : Budgets.layerProfile(profile ?? "spec")
+    )
   )
-)
+
+/** The budgets of `TOOLCAP_PROFILE` and the `TOOLCAP_*` variables. @internal */
+export const budgetsLayer = budgetsLayerFor(undefined)
+
+/** The `--profile` option's values. @internal */
+export const profileChoices = Budgets.profileNames
 
 /**
  * A host's configuration from the shared options. Relative directories resolve against the

@@ -4,6 +4,7 @@
  * (and run every tool) without it, and a checkpoint without it names the package to install.
  */
 import { createRequire } from "node:module"
+import { OptionalPeer } from "@toolcap/adapters"
 
 const require = createRequire(import.meta.url)
 
@@ -11,18 +12,12 @@ type Driver = new (...args: ReadonlyArray<unknown>) => object
 
 let driver: Driver | undefined
 
-const load = (): Driver => {
-  if (driver !== undefined) return driver
-  try {
-    driver = require("better-sqlite3") as Driver
-    return driver
-  } catch (error) {
-    throw new Error(
-      `toolcap: checkpoints need the optional package better-sqlite3, which could not be loaded (${error instanceof Error ? error.message : String(error)}). Install it beside toolcap: npm install better-sqlite3`,
-      { cause: error }
-    )
-  }
-}
+const load = (): Driver =>
+  (driver ??= OptionalPeer.loadSync(
+    "better-sqlite3",
+    "the checkpoint store",
+    () => require("better-sqlite3") as Driver
+  ))
 
 /** Constructs the real driver's database (a constructor returning an object yields that object). */
 function Database(this: unknown, ...args: ReadonlyArray<unknown>): object {

@@ -1,14 +1,22 @@
 /**
- * One output stream of a Bash call: the bytes go to the capture (a streaming cut with true
- * totals, memory bounded by the capture budget) and, decoded when someone consumes them, to the
- * chunk events (a read that is whole UTF-8 as its bytes, see ./chunk.ts). Runs on the
- * hot path (one call per pipe read), so it is plain synchronous code with local state.
- * Node-specific (StringDecoder), like ./process.ts.
+ * One output stream of a Bash call: the bytes go to the capture (streaming cuts of the ends the
+ * excerpt keeps, with true totals, memory bounded by the capture budget), to the spill recording
+ * (the stream's copy, whole or head and tail, streamed to disk once it outgrows memory) and,
+ * decoded when someone consumes them, to the chunk events (a read that is whole UTF-8 as its
+ * bytes, see ./chunk.ts). Runs on the hot path (one call per pipe read), so it is plain
+ * synchronous code with local state. Node-specific (StringDecoder), like ./process.ts.
  */
 import { isAscii, isUtf8 } from "node:buffer"
 import { StringDecoder } from "node:string_decoder"
-import { Truncate } from "@toolcap/limits"
+import { Budgets, Truncate } from "@toolcap/limits"
+import type { Scratch } from "@toolcap/spill"
 import type { Payload } from "./chunk.js"
+
+/** The ends of a stream its capture retains, each cut at the capture budget with the true totals. */
+export interface Captured {
+  readonly head: Truncate.Cut | undefined
+  readonly tail: Truncate.Cut | undefined
+}
 
 /** @internal */
 export interface StreamOutput {
@@ -22,29 +30,36 @@ export interface StreamOutput {
   readonly finish: () => string | undefined
   /** A chunk counted by `push` was not delivered after all: it takes back its seq. */
   readonly undeliver: () => void
-  /** The capture of everything fed. */
-  readonly capture: () => Truncate.Cut
+  /** The capture of everything fed: the ends the excerpt keeps. */
+  readonly capture: () => Captured
+  /** The spill recording of everything fed, when there is one. */
+  readonly spill: Scratch.SpillRecorder | undefined
   /** The seq of the last chunk, or null when there was none. */
   readonly lastSeq: () => number | null
 }
 
 /**
- * One stream's capture and chunk count. With `decode` false (nobody consumes chunks) a read that
- * ends in an ASCII byte, the common case, is counted as a chunk without looking at the rest of it.
+ * One stream's capture, spill recording and chunk count. `keep` names the ends the capture
+ * retains (`both`: a head and a tail capture). With `decode` false (nobody consumes chunks) a
+ * read that ends in an ASCII byte, the common case, is counted as a chunk without looking at the
+ * rest of it.
  *
  * @internal
  */
 export const make = (options: {
-  readonly keep: Truncate.Keep
+  readonly keep: Truncate.Keep | "both"
   readonly captureMaxBytes: number
   readonly captureMaxLines: number
   readonly decode: boolean
+  readonly spill?: Scratch.SpillRecorder | undefined
 }): StreamOutput => {
-  const capture = Truncate.stream({
-    keep: options.keep,
-    maxBytes: options.captureMaxBytes,
-    maxLines: options.captureMaxLines
-  })
+  const captureOf = (keep: Truncate.Keep) =>
+    options.keep === keep || options.keep === "both"
+      ? Truncate.stream({ keep, maxBytes: options.captureMaxBytes, maxLines: options.captureMaxLines })
+      : undefined
+  const head = captureOf("head")
+  const tail = captureOf("tail")
+  const spill = options.spill
   // streaming decode: a sequence split across two reads is held back until it is complete.
   // Node's StringDecoder, not TextDecoder: same output, about five times faster on 1 GiB
   const decoder = new StringDecoder("utf8")
@@ -60,7 +75,9 @@ export const make = (options: {
   return {
     push(bytes) {
       if (finished) return undefined
-      capture.push(bytes)
+      head?.push(bytes)
+      tail?.push(bytes)
+      spill?.push(bytes)
       if (bytes.length === 0) return undefined
       // nobody reads chunks, nothing is held back and the read ends in an ASCII byte: it makes a
       // chunk whatever it holds and leaves nothing held back, so it is counted unread
@@ -91,7 +108,30 @@ export const make = (options: {
     undeliver: () => {
       chunks--
     },
-    capture: () => capture.result(),
+    capture: () => ({ head: head?.result(), tail: tail?.result() }),
+    spill,
     lastSeq: () => (chunks === 0 ? null : chunks - 1)
   }
+}
+
+/**
+ * The output of one stream of a call under `budgets`: the capture keeps the ends its excerpt
+ * keeps (stdout's head and stderr's tail by default), and the stream is recorded for its spill copy.
+ *
+ * @internal
+ */
+export const forStream = (
+  stream: "stdout" | "stderr",
+  budgets: Budgets.BudgetsValue,
+  scratch: Scratch.ScratchValue,
+  decode: boolean
+): StreamOutput => {
+  const { headShare } = Budgets.shellStream(budgets, stream)
+  return make({
+    keep: headShare >= 1 ? "head" : headShare <= 0 ? "tail" : "both",
+    captureMaxBytes: budgets.captureMaxBytes,
+    captureMaxLines: budgets.captureMaxLines,
+    decode,
+    spill: scratch.record(`bash-${stream}`)
+  })
 }

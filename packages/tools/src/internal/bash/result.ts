@@ -1,11 +1,12 @@
 /**
- * The Bash tool's answer: each stream's capture cut to its result budget and marked, the fuller
- * capture spilled when cut, and the combined text the model reads (layout in `BashResult`).
+ * The Bash tool's answer: each stream's capture cut to its result budget (its head, its tail, or
+ * both with the marker between) and marked, the stream's copy saved when cut (the whole stream,
+ * or its head and tail, as the marker says), and the combined text the model reads (layout in
+ * `BashResult`).
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Budgets, Truncate, Truncation } from "@toolcap/limits"
-import { Scratch } from "@toolcap/spill"
+import { Budgets, type Marker, Truncate, Truncation } from "@toolcap/limits"
 import type { BashResult } from "../../Bash.js"
 import type * as ProcessRunner from "../../ProcessRunner.js"
 import type * as Proc from "../supervisor/process.js"
@@ -41,36 +42,48 @@ interface StreamReport {
   readonly omitted: { readonly bytes: number; readonly lines: number }
 }
 
-/** Cuts one stream's capture to the result budget, spilling the fuller capture when cut. */
+/** What the captures did not retain: everything between the ends they kept. */
+const omittedOf = (captured: Output.Captured, any: Truncate.Cut) => ({
+  bytes: Math.max(0, any.totalBytes - (captured.head?.keptBytes ?? 0) - (captured.tail?.keptBytes ?? 0)),
+  lines: Math.max(0, any.totalLines - (captured.head?.keptLines ?? 0) - (captured.tail?.keptLines ?? 0))
+})
+
+/**
+ * Cuts one stream's capture to its result budget; when cut, saves the stream's copy (the whole
+ * stream, or its head and tail) and names it in the marker as what it is.
+ */
 const reportStream = (
-  capture: Truncate.Cut,
-  label: string,
-  budget: { readonly maxBytes: number; readonly maxLines: number },
-  spillMaxBytes: number,
-  scratch: Scratch.ScratchValue
+  output: Output.StreamOutput,
+  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number }
 ): Effect.Effect<StreamReport> =>
   Effect.gen(function* () {
-    const excerpt = Truncate.narrow(capture, budget)
-    let spillPath: string | undefined
-    if (excerpt.truncated) {
-      // the spill copy is the capture, cut (same end kept) to the spill cap when that is smaller
-      const copy =
-        capture.keptBytes > spillMaxBytes
-          ? Truncate.narrow(capture, { maxBytes: spillMaxBytes, maxLines: capture.maxLines })
-          : capture
-      // a copy no fuller than the excerpt would back nothing: no file, no spill sentence
-      if (copy.keptBytes > excerpt.keptBytes) {
-        spillPath = Option.getOrUndefined(yield* scratch.spill(label, copy.bytes))
+    const captured = output.capture()
+    const any = (captured.head ?? captured.tail)!
+    const omitted = omittedOf(captured, any)
+    const whole = Truncate.narrow(any, budget)
+    if (!whole.truncated) {
+      output.spill?.discard()
+      return { text: whole.text, truncation: undefined, spillPath: undefined, omitted }
+    }
+    const saved: Marker.SavedCopy | undefined =
+      output.spill === undefined ? undefined : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
+    const parts = Truncate.splitBudget(budget, budget.headShare)
+    if (parts.head !== undefined && parts.tail !== undefined) {
+      const head = Truncate.narrow(captured.head!, parts.head)
+      const tail = Truncate.narrow(captured.tail!, parts.tail)
+      return {
+        text: Truncate.renderBoth(head, tail, budget, saved),
+        truncation: Truncation.fromBoth(head, tail, budget, saved),
+        spillPath: saved?.path,
+        omitted
       }
     }
+    const excerpt = Truncate.narrow(any, parts.head ?? parts.tail!)
     return {
-      text: Truncate.render(excerpt, spillPath),
-      truncation: excerpt.truncated ? Truncation.fromCut(excerpt, spillPath) : undefined,
-      spillPath,
-      omitted: {
-        bytes: capture.totalBytes - capture.keptBytes,
-        lines: capture.totalLines - capture.keptLines
-      }
+      text: Truncate.render(excerpt, saved),
+      truncation: Truncation.fromCut(excerpt, saved),
+      spillPath: saved?.path,
+      omitted
     }
   })
 
@@ -133,24 +146,11 @@ export const buildResult = (input: {
   readonly termination: Termination
   readonly stdout: Output.StreamOutput
   readonly stderr: Output.StreamOutput
-}): Effect.Effect<BashResult, never, Budgets.Budgets | Scratch.Scratch> =>
+}): Effect.Effect<BashResult, never, Budgets.Budgets> =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
-    const scratch = yield* Scratch.Scratch
-    const stdout = yield* reportStream(
-      input.stdout.capture(),
-      "bash-stdout",
-      { maxBytes: budgets.shellStdoutMaxBytes, maxLines: budgets.shellStdoutMaxLines },
-      budgets.spillMaxBytes,
-      scratch
-    )
-    const stderr = yield* reportStream(
-      input.stderr.capture(),
-      "bash-stderr",
-      { maxBytes: budgets.shellStderrMaxBytes, maxLines: budgets.shellStderrMaxLines },
-      budgets.spillMaxBytes,
-      scratch
-    )
+    const stdout = yield* reportStream(input.stdout, Budgets.shellStream(budgets, "stdout"))
+    const stderr = yield* reportStream(input.stderr, Budgets.shellStream(budgets, "stderr"))
     const durationMs = Math.round(input.durationMs)
     const sections = [
       ...(stdout.text.length > 0 ? [section("stdout", stdout.text)] : []),

@@ -1,0 +1,280 @@
+/**
+ * What the tools answer, as plain types: the result of each tool, Bash's chunks, and the
+ * `{ ok, result } | { ok, error }` outcome every call resolves to. They name no effect type, so a
+ * host type-checks against them with any effect version, or none; `internal/conformance.ts`
+ * proves at build time that they are exactly what the tools' Schemas produce.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolName = "Read" | "Glob" | "Grep" | "Bash"
+
+/**
+ * What one end of a head-and-tail cut kept.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TruncationPart {
+  readonly lines: number
+  readonly bytes: number
+}
+
+/**
+ * What a spill file holds: the whole stream (`complete`), or its head and its tail as byte ranges
+ * of the stream (`from` inclusive, `to` exclusive) with their line counts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpillCopy {
+  readonly complete: boolean
+  readonly totalBytes: number
+  readonly ranges: ReadonlyArray<{ readonly from: number; readonly to: number; readonly lines: number }>
+}
+
+/**
+ * The machine-readable account of a cut: which end survived, how much of how much, the limit
+ * that applied, and where the rest is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Truncation {
+  /** Which end survived; `both` for a head-and-tail cut (then `head` and `tail` say how much each kept). */
+  readonly kept: "head" | "tail" | "both"
+  readonly head?: TruncationPart | undefined
+  readonly tail?: TruncationPart | undefined
+  /** Whole lines kept; 0 when one line was cut to the byte budget. */
+  readonly keptLines: number
+  /** Unknown for a Read window that stopped before end of file. */
+  readonly totalLines?: number | undefined
+  readonly keptBytes: number
+  readonly totalBytes?: number | undefined
+  readonly limitLines: number
+  readonly limitBytes: number
+  /** Set when no complete line fit: the size in bytes of the one line that was cut. */
+  readonly singleLineBytes?: number | undefined
+  /** Lines clipped to the per-line character limit. */
+  readonly clippedLines?: number | undefined
+  /** Only when a spill file was written. */
+  readonly spillPath?: string | undefined
+  /** What that file holds: the whole stream, or its head and tail byte ranges. */
+  readonly spillCopy?: SpillCopy | undefined
+  /** The Read `offset` to continue from. */
+  readonly nextOffset?: number | undefined
+}
+
+/**
+ * What Read, Glob and Grep results share: `truncated` and the counts are the stable signals,
+ * `notice` is prose for the model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Bounded {
+  readonly truncated: boolean
+  readonly notice?: string | undefined
+  /** Present exactly when `truncated` is true. */
+  readonly truncation?: Truncation | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReadResult extends Bounded {
+  /** Workspace-relative (with `/`); absolute for scratch and external files. */
+  readonly path: string
+  readonly root: "workspace" | "scratch" | "external"
+  /** The window, byte-faithful: no line numbers, no markers. */
+  readonly content: string
+  /** First line of the window (1-based); negative when counted from an unknown end. */
+  readonly offset: number
+  readonly lineCount: number
+  /** Present only once the window reached end of file. */
+  readonly totalLines?: number | undefined
+  readonly fileBytes: number
+}
+
+/**
+ * Paths newest first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GlobResult extends Bounded {
+  readonly matches: ReadonlyArray<string>
+  readonly count: number
+}
+
+/**
+ * A matching line, or a context line (`context: true`) around one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrepMatch {
+  readonly path: string
+  readonly line: number
+  readonly text: string
+  readonly context?: true | undefined
+}
+
+/**
+ * `outputMode: "content"`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrepContentResult extends Bounded {
+  readonly matches: ReadonlyArray<GrepMatch>
+  readonly count: number
+  readonly files: number
+}
+
+/**
+ * `outputMode: "filesWithMatches"`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrepFilesResult extends Bounded {
+  readonly files: ReadonlyArray<string>
+  readonly count: number
+}
+
+/**
+ * `outputMode: "count"`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrepCountResult extends Bounded {
+  readonly counts: ReadonlyArray<{ readonly path: string; readonly count: number }>
+  readonly count: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrepResult = GrepContentResult | GrepFilesResult | GrepCountResult
+
+/**
+ * One value per Bash output stream.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PerStream<A> {
+  readonly stdout: A
+  readonly stderr: A
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface BashResult {
+  readonly callId: string
+  /** Every process of the call's tree carried `TOOLCAP_RUN_ID=<runId>` in its environment. */
+  readonly runId: string
+  /** The excerpt (head), with its marker when cut. */
+  readonly stdout: string
+  /** The excerpt (tail), with its marker when cut. */
+  readonly stderr: string
+  /** Null when the command ended by a signal. */
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly durationMs: number
+  readonly truncated: boolean
+  readonly truncation: Partial<PerStream<Truncation | undefined>>
+  /** What the capture did not retain. */
+  readonly omitted: PerStream<{ readonly lines: number; readonly bytes: number }>
+  /** Spill file of each cut stream, when one was written. */
+  readonly spill: Partial<PerStream<string | undefined>>
+  /** `seq` of each stream's last chunk; null when it sent none. */
+  readonly lastSeq: PerStream<number | null>
+  /** Every pid the call signalled. */
+  readonly killedPids: ReadonlyArray<number>
+  readonly termination: {
+    /** `cgroup`: a cgroup v2 per call; `group`: process group, environment cookie, parent links. */
+    readonly containment: "cgroup" | "group"
+    /** Pids of the tree still alive when the call returned. */
+    readonly survivors: ReadonlyArray<number>
+    /** A process outside the tree still held the output pipes at the end. */
+    readonly pipesHeld: boolean
+  }
+  /** The bounded combined text the model reads. */
+  readonly output: string
+}
+
+/**
+ * A piece of Bash output while the command runs; `seq` counts from 0 per stream with no gaps.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BashChunk {
+  readonly callId: string
+  readonly stream: "stdout" | "stderr"
+  readonly seq: number
+  readonly data: string
+}
+
+/**
+ * The result of each tool, by name: what `call("Read", ...)` carries as `result`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResults {
+  readonly Read: ReadResult
+  readonly Glob: GlobResult
+  readonly Grep: GrepResult
+  readonly Bash: BashResult
+}
+
+/**
+ * A tool error as JSON: its stable `code` (`TOOL_TIMEOUT`, ...), a message saying what to do
+ * next, and the error's own fields (`killedPids`, `partial`, ...).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WireError {
+  readonly code: string
+  readonly message: string
+  readonly [field: string]: unknown
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Success<A = unknown> {
+  readonly ok: true
+  readonly result: A
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Failure {
+  readonly ok: false
+  readonly error: WireError
+}
+
+/**
+ * What every call resolves to; tool errors never reject.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolOutcome<A = unknown> = Success<A> | Failure
