@@ -40,7 +40,9 @@ const RELIABILITY_FILES = [
   "packages/adapters/test/reliability.faults.test.ts",
   "packages/adapters/test/hostileInput.test.ts",
   "apps/demo/test/reliability.kill.test.ts",
-  "apps/demo/test/hostile.test.ts"
+  "apps/demo/test/hostile.test.ts",
+  "apps/demo/test/hostile.files.test.ts",
+  "packages/viewer/test/hostile.test.ts"
 ]
 
 const report = await tsImport("../bench/report/src/index.ts", import.meta.url)

@@ -20,5 +20,18 @@ if [ ! -x /usr/bin/chromium ]; then
     { "${as_root[@]}" apt-get update >&2 && "${as_root[@]}" apt-get install -y chromium >&2; }
 fi
 
+# The launcher ships for linux-x64 and linux-arm64: the cross compiler for the other architecture
+# (best effort: without it only this machine's architecture is built, and the build says so).
+case "$(uname -m)" in
+  x86_64) cross=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross); cross_cc=aarch64-linux-gnu-gcc ;;
+  aarch64) cross=(gcc-x86-64-linux-gnu libc6-dev-amd64-cross); cross_cc=x86_64-linux-gnu-gcc ;;
+  *) cross=(); cross_cc= ;;
+esac
+if [ -n "$cross_cc" ] && ! command -v "$cross_cc" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo -n); fi
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y "${cross[@]}" >&2 ||
+    echo "setup: no $cross_cc; the launcher is built for $(uname -m) only" >&2
+fi
+
 pnpm install --frozen-lockfile >&2
 pnpm run build >&2

@@ -269,10 +269,11 @@ const ui = Command.make(
   (args) =>
     Effect.gen(function* () {
       const config = yield* hostConfig({ ...args, session: "default" })
+      // on this command's budgets (TOOLCAP_* variables), like every other command
       yield* serveViewer({ ...config, live: false })
       // serves until the process is stopped (Ctrl-C); the scope then closes the server
       return yield* Effect.never
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(
   Command.withDescription(
     "Serve the viewer of a data dir (spill files, workspace files, checkpoints) on 127.0.0.1; the URL is printed on stderr. Live calls: toolcap mcp --ui."

@@ -136,11 +136,11 @@ describe("toolcap call --text and --profile", () => {
   })
 
   it("--profile compact cuts Bash to its head and tail; an unknown preset or --text with --stream is a usage error", async () => {
-    const run = await runCli(["call", "Bash", '{"command":"seq 1 1000"}', ...base, "--profile", "compact"])
+    const run = await runCli(["call", "Bash", '{"command":"seq 1 2000"}', ...base, "--profile", "compact"])
     assert.strictEqual(run.code, 0)
     const stdout = String((onlyLine(run.stdout)["result"] as Json)["stdout"])
-    assert.include(stdout, "kept the first 100 and the last 100 of 1000 lines")
-    assert.isTrue(stdout.endsWith("\n1000\n"))
+    assert.include(stdout, "kept the first 500 and the last 500 of 2000 lines")
+    assert.isTrue(stdout.endsWith("\n2000\n"))
     for (const extra of [
       ["--profile", "tiny"],
       ["--text", "--stream"]

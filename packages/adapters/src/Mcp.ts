@@ -11,12 +11,14 @@
  * a progress token. Chunks that arrive while a message is being written are coalesced into the
  * next one (consecutive chunks of a stream, `seq`..`lastSeq`), each write waits for the client
  * to read, and a client that reads slowly (or not at all) pauses the command's pipes: the
- * server's memory stays bounded whatever the command writes.
+ * server's memory stays bounded whatever the command writes. The notifications of a stream carry
+ * at most that stream's result budget in all (envelopes included); past it, chunks are left out
+ * and a last notice says how many bytes (see the package README).
  *
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { CallToolResult, LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, LoggingLevel, ServerNotification } from "@modelcontextprotocol/sdk/types.js"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -24,7 +26,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Readable, Writable } from "node:stream"
-import * as ChunkForwarder from "./internal/chunkForwarder.js"
+import * as ChunkNotifications from "./internal/chunkNotifications.js"
 import * as McpGuard from "./internal/mcpGuard.js"
 import * as Optional from "./internal/optional.js"
 import * as StdioTransport from "./internal/stdioTransport.js"
@@ -123,37 +125,23 @@ export const createServer = async (
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
-    const progressToken = request.params["_meta"]?.progressToken
     const level = logLevel
-    const logs = (stream: "stdout" | "stderr") =>
-      level !== undefined && severity[levelOf(stream)] >= severity[level]
-    let progress = 0
-    const forwarder =
-      progressToken === undefined && level === undefined
-        ? undefined
-        : ChunkForwarder.make(async (runs) => {
-            for (const run of runs) {
-              if (progressToken !== undefined) {
-                progress += 1
-                await extra.sendNotification({
-                  method: "notifications/progress",
-                  params: { progressToken, progress, message: `${run.stream}: ${run.data.toString()}` }
-                })
-              }
-              if (logs(run.stream)) {
-                await extra.sendNotification({
-                  method: "notifications/message",
-                  // `data` may be the run's UTF-8 bytes: the transport escapes them into the line
-                  params: { level: levelOf(run.stream), logger: chunkLogger, data: { ...run } }
-                })
-              }
-            }
-          }, extra.signal)
+    const callId = `mcp-${String(extra.requestId)}`
+    const forwarder = ChunkNotifications.make({
+      callId,
+      budget: { stdout: host.budgets.shellStdoutMaxBytes, stderr: host.budgets.shellStderrMaxBytes },
+      progressToken: request.params["_meta"]?.progressToken,
+      logLevel: (stream) =>
+        level !== undefined && severity[levelOf(stream)] >= severity[level] ? levelOf(stream) : undefined,
+      logger: chunkLogger,
+      send: (notification) => extra.sendNotification(notification as ServerNotification),
+      signal: extra.signal
+    })
     const exit = await Effect.runPromiseExit(
       host
         .call(name, request.params.arguments ?? {}, {
           signal: extra.signal,
-          callId: `mcp-${String(extra.requestId)}`,
+          callId,
           onChunk: forwarder?.onChunk
         })
         // chunks before the answer; flushed after (not as a finalizer, which could not be cut

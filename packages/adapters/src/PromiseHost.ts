@@ -156,11 +156,24 @@ const requireText = (options: ToolHostOptions, field: "workspace" | "dataDir" | 
  */
 export const layer = (
   options: ToolHostOptions
-): Layer.Layer<ToolHost.ToolHost, ToolHost.StartError | Budgets.BudgetsInvalid> => {
+): Layer.Layer<ToolHost.ToolHost, ToolHost.StartError | Budgets.BudgetsInvalid> =>
+  layerWith(options, ToolHost.layer)
+
+/**
+ * `layer` with the host's layer made by `build` from the options' host configuration (a host
+ * with more services beside it, e.g. a viewer), budgets and the stderr logger provided to it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWith = <A, E>(
+  options: ToolHostOptions,
+  build: (config: ToolHost.ToolHostConfig) => Layer.Layer<A, E, Budgets.Budgets>
+): Layer.Layer<A, E | Budgets.BudgetsInvalid> => {
   requireText(options, "workspace")
   requireText(options, "dataDir")
   requireText(options, "sessionId")
-  return ToolHost.layer({
+  return build({
     workspace: options.workspace,
     dataDir: options.dataDir,
     sessionId: options.sessionId,
@@ -183,8 +196,20 @@ export const layer = (
  * @since 0.1.0
  * @category constructors
  */
-export const createToolHost = async (options: ToolHostOptions): Promise<PromiseToolHost> => {
-  const runtime = ManagedRuntime.make(layer(options))
+export const createToolHost = async (options: ToolHostOptions): Promise<PromiseToolHost> =>
+  // inside the async function, so bad options reject rather than throw
+  fromRuntime(ManagedRuntime.make(layer(options)))
+
+/**
+ * The Promise API over the `ToolHost` of a runtime (which may hold more services); `close()`
+ * disposes the runtime. Rejects (disposing it) when the host cannot be built.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromRuntime = async <R>(
+  runtime: ManagedRuntime.ManagedRuntime<ToolHost.ToolHost | R, unknown>
+): Promise<PromiseToolHost> => {
   const built = await runtime.runPromiseExit(ToolHost.ToolHost)
   if (Exit.isFailure(built)) {
     await runtime.dispose()

@@ -11,7 +11,15 @@ import { isGone, longTreeCommand, processesWithCookie, runIdOf } from "./fixture
 
 const dirs = makeDirs("toolcap-mcp-")
 let server: Awaited<ReturnType<typeof connect>>
-const logs: Array<{ callId: string; stream: string; seq: number; lastSeq: number; data: string }> = []
+const logs: Array<{
+  callId: string
+  stream: string
+  seq: number
+  lastSeq: number
+  data: string
+  notice?: string
+  omittedBytes?: number
+}> = []
 
 beforeAll(async () => {
   dirs.write("README.md", "# demo\nhello world\n")
@@ -51,7 +59,7 @@ describe("MCP server over stdio (SDK client, real child process)", () => {
     )
   })
 
-  it("Bash: bounded result with marker, chunks forwarded as log notifications in order", async () => {
+  it("Bash: bounded result with marker, chunks forwarded as log notifications in order up to the budget", async () => {
     logs.length = 0
     const progress: Array<string> = []
     const result = await server.client.callTool(
@@ -69,22 +77,21 @@ describe("MCP server over stdio (SDK client, real child process)", () => {
     )
     const text = (result.content as Array<{ type: string; text: string }>)[0]!
     assert.strictEqual(text.text, outcome.result!["output"], "the model reads Bash's bounded combined output")
-    // every chunk arrived, per stream in seq order without gaps (runs of coalesced chunks
-    // seq..lastSeq), adding up to the whole output
-    const stdoutChunks = logs.filter((l) => l.stream === "stdout")
+    // chunks arrived per stream in seq order without gaps (runs of coalesced chunks seq..lastSeq),
+    // up to the stream's result budget; a last notice counts the bytes left out
+    const stdoutChunks = logs.filter((l) => l.stream === "stdout" && l.notice === undefined)
     assert.strictEqual(stdoutChunks[0]?.seq, 0)
     for (const [i, run] of stdoutChunks.entries()) {
       assert.isAtLeast(run.lastSeq, run.seq)
       if (i > 0) assert.strictEqual(run.seq, stdoutChunks[i - 1]!.lastSeq + 1)
     }
-    assert.strictEqual(stdoutChunks.at(-1)?.lastSeq, outcome.result!["lastSeq"].stdout)
-    assert.strictEqual(
-      stdoutChunks
-        .map((l) => l.data)
-        .join("")
-        .split("\n").length - 1,
-      50000
-    )
+    const forwarded = stdoutChunks.map((l) => l.data).join("")
+    const whole = Array.from({ length: 50000 }, (_, i) => `${i + 1}\n`).join("")
+    assert.isTrue(whole.startsWith(forwarded))
+    assert.isBelow(forwarded.length, Budgets.defaults.shellStdoutMaxBytes)
+    const notice = logs.find((l) => l.stream === "stdout" && l.notice !== undefined)
+    assert.strictEqual(notice?.omittedBytes, whole.length - forwarded.length)
+    assert.strictEqual(notice?.lastSeq, outcome.result!["lastSeq"].stdout)
     assert.deepStrictEqual(
       logs.filter((l) => l.stream === "stderr").map((l) => l.data),
       ["oops\n"]

@@ -189,12 +189,12 @@ describe("PromiseHost.createToolHost", () => {
     assert.strictEqual(host.budgets.readWindowLines, Budgets.profiles.compact.readWindowLines)
     assert.strictEqual(host.budgets.grepHeadLimit, 7)
     const bash = host.definitions.find((def) => def.name === "Bash")!
-    assert.include(bash.description, "its first 100 lines / 4KB and its last 100 lines / 4KB")
-    const outcome = await host.call("Bash", { command: "seq 1 1000" })
+    assert.include(bash.description, "its first 500 lines / 28KB and its last 500 lines / 28KB")
+    const outcome = await host.call("Bash", { command: "seq 1 2000" })
     assert.isTrue(outcome.ok)
     if (!outcome.ok) return
-    assert.include(outcome.result.stdout, "kept the first 100 and the last 100 of 1000 lines")
-    assert.isTrue(outcome.result.stdout.endsWith("999\n1000\n"))
+    assert.include(outcome.result.stdout, "kept the first 500 and the last 500 of 2000 lines")
+    assert.isTrue(outcome.result.stdout.endsWith("1999\n2000\n"))
   })
 
   it("modelText gives the model plain text: Read's lines, and CODE: message for an error", async () => {

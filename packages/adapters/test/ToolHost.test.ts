@@ -211,14 +211,16 @@ describe("ToolHost (Effect layer)", () => {
       })
   )
 
-  it.live("the default store opens its SQLite file on first use, not with the host", () =>
+  it.live("the default store's SQLite file is made by the first save, not by the host or a read", () =>
     Effect.gen(function* () {
       const host = yield* ToolHost.make(config("host-lazy-store"))
       yield* host.call("Read", { path: "." }).pipe(Effect.ignore)
       const file = ToolHost.checkpointFileOf(dirs.dataDir)
       const existed = fs.existsSync(file)
       yield* host.latestCheckpoint
-      assert.deepStrictEqual([existed, fs.existsSync(file)], [false, true])
+      const afterRead = fs.existsSync(file)
+      yield* host.checkpoint([{ role: "user", content: "hello" }])
+      assert.deepStrictEqual([existed, afterRead, fs.existsSync(file)], [false, false, true])
     }).pipe(Effect.scoped, Effect.provide(Budgets.layer))
   )
 

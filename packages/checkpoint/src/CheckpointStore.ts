@@ -19,7 +19,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import { CheckpointStoreFailed } from "./CheckpointError.js"
+import * as OpenOnFirstSave from "./internal/openOnFirstSave.js"
+import * as OwnedFile from "./internal/ownedFile.js"
 import * as Record from "./internal/record.js"
 import * as Save from "./internal/save.js"
 import * as SqlStore from "./internal/sqlStore.js"
@@ -225,7 +228,8 @@ const makeSqlite = (options: SqliteOptions) =>
           )
           .pipe(Effect.retry({ schedule: busyRetry, while: (error) => isSqlErrorBusy(error) })),
       retryWhile: isBusy,
-      retry: busyRetry
+      retry: busyRetry,
+      afterFailedFinish: sql.unsafe("ROLLBACK").pipe(Effect.ignore)
     })
     if (!fresh) return store
     // a new file: its first save goes through the rollback journal, then the file takes WAL
@@ -268,33 +272,83 @@ export interface SqliteOptions {
   readonly cacheSizeKiB?: number | undefined
 }
 
+const openRefused = (problem: string) =>
+  new CheckpointStoreFailed({ operation: "open", detail: OwnedFile.refusal(problem) })
+
+/**
+ * Opens the SQLite file (creating it and its directory when missing) in the current scope: the
+ * file and its companions are checked before and after the open (see `internal/ownedFile.ts`).
+ */
+const openSqlite = (
+  options: SqliteOptions
+): Effect.Effect<CheckpointStoreValue, CheckpointStoreFailed, Scope.Scope> =>
+  Effect.gen(function* () {
+    const file = yield* Effect.try({
+      try: () => {
+        fs.mkdirSync(path.dirname(path.resolve(options.filename)), { recursive: true })
+        return OwnedFile.locate(options.filename).file
+      },
+      catch: (cause) =>
+        new CheckpointStoreFailed({
+          operation: "open",
+          detail: `cannot create the directory of ${options.filename}: ${cause instanceof Error ? cause.message : String(cause)}`
+        })
+    })
+    const planted = OwnedFile.check(file)
+    if (planted !== undefined) return yield* openRefused(planted)
+    // WAL is switched on by the store itself, after the page size (see `pageSizeBytes`)
+    const client = yield* Layer.build(SqliteClient.layer({ filename: file, disableWAL: true }))
+    const sql = Context.get(client, SqlClient.SqlClient)
+    // the name SQLite resolved the file to, before anything is written
+    const databases = yield* sql<{ name: string; file: string }>`PRAGMA database_list`.pipe(
+      Effect.mapError(SqlStore.failed("open"))
+    )
+    const swapped = OwnedFile.checkOpened(file, databases.find((db) => db.name === "main")?.file ?? "")
+    if (swapped !== undefined) return yield* openRefused(swapped)
+    const store = yield* makeSqlite({ ...options, filename: file }).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql)
+    )
+    // the WAL and its index exist by now (unless the file is new)
+    const afterOpen = OwnedFile.check(file)
+    if (afterOpen !== undefined) return yield* openRefused(afterOpen)
+    return store
+  }).pipe(
+    // better-sqlite3 throws while opening a file that is not a database; that is bad input, not a crash
+    Effect.catchAllCause((cause) => Effect.fail(openFailure(options.filename, cause)))
+  )
+
 /**
  * The SQLite store (`@effect/sql-sqlite-node`): WAL, migrations on open, one transaction per
- * checkpoint. A file that cannot be opened or migrated fails the layer with `CheckpointStoreFailed`.
+ * checkpoint. The file is created by the first save that passes every check (until then reads
+ * answer as an empty store and nothing is written); an existing file that cannot be opened or
+ * migrated fails the layer with `CheckpointStoreFailed`. The file, its WAL, shared-memory index and
+ * journal are never opened through a link: a planted one is refused with `CheckpointStoreFailed`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<CheckpointStore, CheckpointStoreFailed> =>
-  Layer.scoped(CheckpointStore, makeSqlite(options)).pipe(
-    Layer.provide(
-      Layer.unwrapEffect(
-        Effect.try({
-          try: () => {
-            fs.mkdirSync(path.dirname(path.resolve(options.filename)), { recursive: true })
-            // WAL is switched on by the store itself, after the page size (see `pageSizeBytes`)
-            return SqliteClient.layer({ filename: options.filename, disableWAL: true })
-          },
-          catch: (cause) =>
-            new CheckpointStoreFailed({
-              operation: "open",
-              detail: `cannot create the directory of ${options.filename}: ${cause instanceof Error ? cause.message : String(cause)}`
-            })
-        })
-      )
-    ),
-    // better-sqlite3 throws while opening a file that is not a database; that is bad input, not a crash
-    Layer.catchAllCause((cause) => openFailure(options.filename)(cause))
+  Layer.scoped(
+    CheckpointStore,
+    Effect.suspend(() => {
+      const located = OwnedFile.locate(options.filename)
+      if (located.problem !== undefined)
+        return Effect.fail(
+          new CheckpointStoreFailed({
+            operation: "open",
+            detail: `cannot create the directory of ${options.filename}: ${located.problem}`
+          })
+        )
+      const planted = OwnedFile.check(located.file)
+      if (planted !== undefined) return Effect.fail(openRefused(planted))
+      const open = openSqlite(options)
+      return located.directoryExists && OwnedFile.exists(located.file)
+        ? open
+        : OpenOnFirstSave.make({
+            open,
+            exists: () => OwnedFile.exists(OwnedFile.locate(options.filename).file)
+          })
+    })
   )
 
 /**
@@ -322,22 +376,21 @@ export interface PostgresOptions {
   readonly applicationName?: string | undefined
 }
 
-const openFailure = (target: string) => (cause: Cause.Cause<unknown>) =>
-  Layer.fail(
-    Cause.failureOption(cause).pipe(
-      Option.filter((error): error is CheckpointStoreFailed => error instanceof CheckpointStoreFailed),
-      Option.getOrElse(() => {
-        const squashed = Cause.squash(cause)
-        const error = squashed as { cause?: unknown; message?: unknown }
-        const detail =
-          error.cause instanceof Error
-            ? error.cause.message
-            : squashed instanceof Error
-              ? squashed.message
-              : Cause.pretty(cause)
-        return new CheckpointStoreFailed({ operation: "open", detail: `${target}: ${detail}` })
-      })
-    )
+/** A failed open as `CheckpointStoreFailed`, naming `target` when the failure does not. */
+const openFailure = (target: string, cause: Cause.Cause<unknown>): CheckpointStoreFailed =>
+  Cause.failureOption(cause).pipe(
+    Option.filter((error): error is CheckpointStoreFailed => error instanceof CheckpointStoreFailed),
+    Option.getOrElse(() => {
+      const squashed = Cause.squash(cause)
+      const error = squashed as { cause?: unknown; message?: unknown }
+      const detail =
+        error.cause instanceof Error
+          ? error.cause.message
+          : squashed instanceof Error
+            ? squashed.message
+            : Cause.pretty(cause)
+      return new CheckpointStoreFailed({ operation: "open", detail: `${target}: ${detail}` })
+    })
   )
 
 /** The URL without its password, for messages. */
@@ -368,7 +421,7 @@ export const layerPostgres = (
       (postgres) =>
         Layer.effect(CheckpointStore, postgres.make).pipe(Layer.provide(postgres.clientLayer(options)))
     )
-  ).pipe(Layer.catchAllCause(openFailure(redactUrl(options.url))))
+  ).pipe(Layer.catchAllCause((cause) => Layer.fail(openFailure(redactUrl(options.url), cause))))
 
 /**
  * Whether a store location is a PostgreSQL connection URL.

@@ -120,15 +120,9 @@ const common = {
   platform: "node",
   target: "node20",
   conditions: ["@toolcap/source"],
-  // optional peers (loaded lazily), and the two dependencies that cannot be inlined: ripgrep's
-  // binary package and picomatch, which the tools load with require()
-  external: [
-    "ai",
-    "@modelcontextprotocol/sdk",
-    "@modelcontextprotocol/sdk/*",
-    "@vscode/ripgrep",
-    "picomatch"
-  ],
+  // optional peers (loaded lazily), and the dependency that cannot be inlined: ripgrep's binary
+  // package
+  external: ["ai", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "@vscode/ripgrep"],
   plugins: [optionalSqlite],
   legalComments: "none",
   // smaller to parse: every call of the bin compiles what it loads

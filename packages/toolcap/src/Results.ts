@@ -110,6 +110,11 @@ export interface ReadResult extends Bounded {
 export interface GlobResult extends Bounded {
   readonly matches: ReadonlyArray<string>
   readonly count: number
+  /**
+   * Present when the directory was listed by toolcap's own walk instead of ripgrep confined by
+   * the kernel to the roots (no Landlock here): why.
+   */
+  readonly unconfined?: string | undefined
 }
 
 /**
@@ -122,6 +127,8 @@ export interface GrepMatch {
   readonly path: string
   readonly line: number
   readonly text: string
+  /** Set when `text` is a window of a long line around its first match: its 1-based byte column. */
+  readonly column?: number | undefined
   readonly context?: true | undefined
 }
 

@@ -6,10 +6,15 @@
 // - capped content Grep (headLimit 200, a common pattern) vs `rg --json PATTERN | head -n 200`
 //   (index: <= 3) and vs `rg --json --sortr=modified PATTERN | head -n 200`, ripgrep's own
 //   newest-first (index: <= 1.0; one-shot: <= 1.5);
+// - from 10k files, a capped content Grep with a sparse pattern (one file in a hundred, then one
+//   in twenty, holds five matches) vs `rg --json PATTERN | head -n 200` (index: <= 3);
 // - count mode vs `rg -c PATTERN` (index: <= 1.3; one-shot: <= 1.5 x the sorted `rg -c`);
 // - a pattern that matches nothing vs `rg PATTERN` (index: <= 1.3; one-shot: <= 1.5 x sorted);
 // - Glob `**/*.ts` vs `rg --files -g '*.ts'` (index: <= 1.2; one-shot: <= 1.5 x sorted);
-// and a Grep of a 100-file tree vs one `rg --json PATTERN` (<= 1.5), plus the index's memory
+// the first Grep of a fresh long-lived host (its file index not built: it answers with one
+// ripgrep and builds the index afterwards) vs `rg --json --sortr=modified PATTERN | head -n 200`
+// (<= 1.5; each round a new host, its layers built before the clock starts); and a Grep of a
+// 100-file tree vs one `rg --json PATTERN` (<= 1.5), plus the index's build time and memory
 // (heap bytes per indexed file).
 //
 // "The same files": the baselines get the file-selection flags the tools use (hidden files
@@ -38,6 +43,10 @@ const WARMUP = 2
 const ONLY = (process.env["TOOLCAP_BENCH_CASES"] ?? "").split(",").filter((s) => s !== "")
 const COMMON = "function"
 const NOTHING = "zq-no-such-text-qz"
+/** The function lines of files whose number ends in 00: one file in a hundred, five lines each. */
+const SPARSE = "f[0-9]*00_[0-9]+\\("
+/** The function lines of files whose number ends in 20, 40, 60, 80 or 00: one file in twenty. */
+const LESS_SPARSE = "f[0-9]*[02468]0_[0-9]+\\("
 
 const base = tempDirRemovedOnExit("toolcap-search-bench-")
 
@@ -100,6 +109,14 @@ const hostOf = (root: string, fileIndex: boolean) =>
 
 type Host = ReturnType<typeof hostOf>
 
+/** Waits until the host's file index of `dir` is built (searches list the tree until then). */
+const indexReady = (host: Host, dir: string) =>
+  host.runPromise(
+    Effect.flatMap(Effect.serviceOption(FileIndex.FileIndex), (index) =>
+      Option.isSome(index) ? index.value.ready(fs.realpathSync(dir)) : Effect.succeed(false)
+    )
+  )
+
 interface Case {
   readonly name: string
   readonly baselineName: string
@@ -132,10 +149,26 @@ const nothing = (r: unknown) =>
 const globCapped = (r: unknown) =>
   (r as Glob.GlobResult).matches.length === 100 && (r as Glob.GlobResult).truncated
 
-const cases = (indexed: boolean): ReadonlyArray<Case> => {
+/** A capped content Grep of a sparse pattern through a warm index, against `rg --json | head`. */
+const sparseCase = (name: string, pattern: string): Case => ({
+  name,
+  baselineName: `rg --json '${pattern}' | head -n 200`,
+  baseline: (cwd) => ripgrep(cwd, ["--json", pattern], 200),
+  subject: (host) => host.runPromise(Grep.grep({ pattern, outputMode: "content" })),
+  check: contentCapped,
+  target: 3
+})
+
+const cases = (indexed: boolean, size: number): ReadonlyArray<Case> => {
   const sorted = indexed ? [] : ["--sortr=modified"]
   const oneShot = 1.5
   return [
+    ...(indexed && size >= 10_000
+      ? [
+          sparseCase("capped content Grep, sparse pattern", SPARSE),
+          sparseCase("capped content Grep, sparse pattern (1 file in 20)", LESS_SPARSE)
+        ]
+      : []),
     ...(indexed
       ? [
           {
@@ -225,6 +258,32 @@ const measure = async (label: string, c: Case, host: Host, cwd: string, rounds: 
   report(`${label} ${c.name}`, subject, baseline, c.baselineName, c.target)
 }
 
+/** The tree size the first Grep of a fresh host is measured on. */
+const FIRST_GREP_SIZE = 10_000
+
+/**
+ * The first call of a fresh long-lived host: each round builds a new host's layers (not timed),
+ * then times its first capped content Grep, interleaved with ripgrep's own newest-first search.
+ */
+const measureFirstGrep = async (dir: string, rounds: number) => {
+  const label = `[fresh host ${FIRST_GREP_SIZE}] first capped content Grep`
+  if (ONLY.length > 0 && !ONLY.some((only) => label.includes(only))) return
+  const baseline: Array<number> = []
+  const subject: Array<number> = []
+  for (let round = 0; round < WARMUP + rounds; round++) {
+    const b = await ripgrep(dir, ["--json", "--sortr=modified", COMMON], 200)
+    const host = hostOf(dir, true)
+    await host.runtime()
+    const s = await timed(() => grepContent(host), contentCapped)
+    await host.dispose()
+    if (round >= WARMUP) {
+      baseline.push(b)
+      subject.push(s)
+    }
+  }
+  report(label, subject, baseline, `rg --json --sortr=modified ${COMMON} | head -n 200`, 1.5)
+}
+
 const main = async () => {
   console.log(loadAverage())
   for (const size of SIZES) {
@@ -233,23 +292,26 @@ const main = async () => {
     generate(dir, size)
     console.log(`\n-- ${size} files (generated in ${((performance.now() - started) / 1000).toFixed(1)} s)`)
     const rounds = size >= 100_000 ? Math.max(5, Math.ceil(ROUNDS / 2)) : ROUNDS
+    if (size === FIRST_GREP_SIZE) await measureFirstGrep(dir, rounds)
     const indexed = hostOf(dir, true)
+    await indexed.runtime()
     ;(globalThis as { gc?: () => void }).gc?.()
     const heapBefore = process.memoryUsage().heapUsed
     const buildStarted = performance.now()
-    await indexed.runPromise(Glob.glob({ pattern: "**/*.ts" }))
+    const built = await indexReady(indexed, dir)
     const buildMs = performance.now() - buildStarted
+    if (!built) throw new Error(`the index of ${dir} was not built`)
     ;(globalThis as { gc?: () => void }).gc?.()
     const heapAfter = process.memoryUsage().heapUsed
     const index = await indexed.runPromise(Effect.serviceOption(FileIndex.FileIndex))
     const files = Option.isSome(index) ? index.value.sizes().reduce((sum, entry) => sum + entry.files, 0) : 0
     console.log(
-      `index: ${files} files built in ${buildMs.toFixed(0)} ms (first call), heap ${((heapAfter - heapBefore) / Math.max(1, files)) | 0} bytes per file`
+      `index: ${files} files built in ${buildMs.toFixed(0)} ms (in the background), heap ${((heapAfter - heapBefore) / Math.max(1, files)) | 0} bytes per file`
     )
-    for (const c of cases(true)) await measure(`[index ${size}]`, c, indexed, dir, rounds)
+    for (const c of cases(true, size)) await measure(`[index ${size}]`, c, indexed, dir, rounds)
     await indexed.dispose()
     const oneShot = hostOf(dir, false)
-    for (const c of cases(false)) await measure(`[one-shot ${size}]`, c, oneShot, dir, rounds)
+    for (const c of cases(false, size)) await measure(`[one-shot ${size}]`, c, oneShot, dir, rounds)
     await oneShot.dispose()
     fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -258,7 +320,7 @@ const main = async () => {
   const small = path.join(base, "tree-100")
   generate(small, 100)
   const host = hostOf(small, true)
-  await host.runPromise(Glob.glob({ pattern: "*" }))
+  await indexReady(host, small)
   await measure(
     "[index 100]",
     {

@@ -1,13 +1,18 @@
 /**
  * The Glob tool (spec §2, §5, §6.6; DECISIONS §4): files whose path matches a glob, newest first.
  *
- * - `pattern` is a fast-glob pattern relative to `path` (default: the workspace root); an absolute
- *   pattern names its own directory (`/repo/src/**\/*.ts`). `..` may not climb out of it.
+ * - `pattern` is a glob relative to `path` (default: the workspace root), in picomatch's syntax
+ *   (`internal/search/pattern/glob.ts`), matched in time linear in each path whatever the pattern;
+ *   an absolute pattern names its own directory (`/repo/src/**\/*.ts`). `..` may not climb out.
  * - Ignore files apply with git's semantics (`IgnoreRules`), `.git/` is never listed, hidden files
  *   are, symlinks are not followed. An explicit `path` reaches into ignored trees (`node_modules`,
  *   `dist`, the scratch directory): ignore files above it do not apply, those at or below it do.
+ * - The directory is held by a descriptor for the call (`internal/search/pin`): a directory
+ *   exchanged into its place is never listed, and one moved away fails the call.
  * - Files come from the host's `FileIndex` when it has one (already in order: the list stops at
- *   the cap), else from one listing of the directory (`internal/search/glob`: ripgrep's, or a walk).
+ *   the cap), else from one listing of the directory (`internal/search/glob`): ripgrep's, confined
+ *   by the kernel to the roots, or where that cannot be, a walk in this process, reported in
+ *   `unconfined`.
  * - Matches are ordered by modification time, newest first, ties by path; `limit` (default
  *   `globLimit`, at most `globMaxLimit`: larger values are clamped and noticed) and the search
  *   budget (`searchMaxLines` / `searchMaxBytes`) cap them with `truncated: true`.
@@ -19,7 +24,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import picomatch from "./internal/search/picomatch.js"
 import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as FileIndex from "./FileIndex.js"
@@ -30,6 +34,8 @@ import * as Notice from "./internal/notice.js"
 import * as GlobList from "./internal/search/glob.js"
 import * as Input from "./internal/input.js"
 import * as Order from "./internal/search/order.js"
+import * as Pattern from "./internal/search/pattern/glob.js"
+import * as Pin from "./internal/search/pin.js"
 
 const TOOL = "Glob"
 
@@ -65,7 +71,12 @@ export const GlobResult = Schema.Struct({
   count: Schema.Number,
   truncated: Schema.Boolean,
   notice: Schema.optional(Schema.String),
-  truncation: Schema.optional(Truncation.Truncation)
+  truncation: Schema.optional(Truncation.Truncation),
+  /**
+   * Present when the directory was listed by toolcap's own walk instead of ripgrep confined by
+   * the kernel to the roots (no Landlock here): why.
+   */
+  unconfined: Schema.optional(Schema.String)
 })
 
 /**
@@ -100,6 +111,26 @@ export interface GlobOptions {
 const invalid = (field: string, reason: string) =>
   new ToolError.ToolInvalidInput({ tool: TOOL, field, reason })
 
+const sameIdentity = (
+  a: { readonly dev: number; readonly ino: number } | undefined,
+  b: { readonly dev: number; readonly ino: number } | undefined
+) => a === undefined || b === undefined || (a.dev === b.dev && a.ino === b.ino)
+
+/** The glob compiled, or the reason it cannot be. */
+const compilePattern = (
+  input: string,
+  pattern: string
+): Effect.Effect<Pattern.Glob, ToolError.ToolPatternInvalid> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(Pattern.compileGlob(pattern))
+    } catch (error) {
+      if (error instanceof Pattern.PatternError)
+        return Effect.fail(new ToolError.ToolPatternInvalid({ pattern: input, reason: error.message }))
+      throw error
+    }
+  })
+
 /** Splits an absolute pattern into its directory and the glob below it. */
 const splitPattern = (
   pattern: string,
@@ -122,14 +153,16 @@ const splitPattern = (
         )
       )
     }
-    const scanned = picomatch.scan(pattern)
-    if (scanned.isGlob) {
-      directory = scanned.base === "" ? "/" : scanned.base
-      glob = scanned.glob
-    } else {
-      directory = path.dirname(pattern)
-      glob = path.basename(pattern)
+    // the literal folders before the first wildcard name the directory (braces nested past the
+    // limit are reported when the pattern is compiled)
+    let scanned: { readonly names: ReadonlyArray<string>; readonly rest: string }
+    try {
+      scanned = Pattern.scanBase(pattern.slice(1))
+    } catch {
+      scanned = { names: [], rest: pattern.slice(1) }
     }
+    directory = `/${scanned.names.join("/")}`
+    glob = scanned.rest
   }
   glob = glob.replace(/^(\.\/)+/, "")
   if (glob.split("/").includes("..")) {
@@ -174,6 +207,7 @@ export const glob = (
       yield* InputBounds.checkGlob(TOOL, "pattern", decoded.pattern, budgets)
       const { directory, glob: pattern } = yield* splitPattern(decoded.pattern, decoded.path)
 
+      const compiled = yield* compilePattern(decoded.pattern, pattern)
       const target = yield* Roots.resolve(TOOL, "path", directory ?? ".")
       if (!target.stats.isDirectory()) {
         return yield* invalid(
@@ -181,25 +215,30 @@ export const glob = (
           `${target.display} is a file, not a directory; Glob searches directories (Read the file instead)`
         )
       }
-      const guard = yield* Roots.walkGuard
       // the pattern's fixed start folder is resolved and contained like any path argument
-      const base = picomatch.scan(pattern).base
-      if (base !== "")
-        yield* Roots.resolve(TOOL, "pattern", path.join(target.realPath, base)).pipe(
+      if (compiled.base.length > 0)
+        yield* Roots.resolve(TOOL, "pattern", path.join(target.realPath, ...compiled.base)).pipe(
           Effect.catchTag("ToolNotFound", () => Effect.void)
         )
+      const pinned = yield* Pin.pin(target)
       const index = yield* Effect.serviceOption(FileIndex.FileIndex)
-      const indexed = Option.isSome(index) ? yield* index.value.files(target.realPath) : Option.none()
+      const snapshot = Option.isSome(index) ? yield* index.value.files(target.realPath) : Option.none()
+      // an index of another directory than the one pinned (replaced since) is not used
+      const indexed = Option.filter(snapshot, (s) => sameIdentity(s.identity, pinned.identity))
       const prefix = Roots.displayPrefix(target)
       const gate = Order.budget(limit, budgets.searchMaxLines, budgets.searchMaxBytes)
       const matches: Array<string> = []
       let total = 0
+      let unconfined: string | undefined
       if (Option.isSome(indexed)) {
         // the index is in search order already: admit from the front, count the rest
-        const matcher = picomatch(pattern, { dot: true })
         let open = true
-        for (const file of indexed.value) {
-          if (!matcher(file.relative)) continue
+        const files = indexed.value.files
+        for (let at = 0; at < files.length; at++) {
+          // matching is linear per path, and the loop lets the event loop in between slices
+          if (at > 0 && at % Order.FILES_PER_TURN === 0) yield* Order.eventLoopTurn
+          const file = files[at]!
+          if (!compiled.matches(file.relative)) continue
           total++
           if (open && gate.admit(Order.renderedBytes(prefix + file.relative)))
             matches.push(prefix + file.relative)
@@ -207,20 +246,25 @@ export const glob = (
         }
       } else {
         const found = yield* GlobList.list(
-          target,
+          pinned,
+          target.realPath,
+          compiled,
           pattern,
           prefix,
           limit,
-          guard,
-          (reason) => new ToolError.ToolPatternInvalid({ pattern: decoded.pattern, reason })
+          yield* Roots.walkGuard
         )
         total = found.total
+        unconfined = found.unconfined
         for (let at = 0; ; at++) {
           const file = found.at(at)
           if (file === undefined || !gate.admit(Order.renderedBytes(file.display))) break
           matches.push(file.display)
         }
       }
+      // what was listed is answered only if the directory stayed where it was resolved
+      yield* Pin.stillInPlace(pinned, target)
+      if (Option.isSome(index) && Option.isNone(indexed)) yield* index.value.warm(target.realPath)
       const told = Notice.glob({
         requestedLimit: requested,
         limit,
@@ -235,7 +279,12 @@ export const glob = (
         target: target.display,
         pattern
       })
-      return { matches, count: matches.length, ...told }
-    }),
+      return {
+        matches,
+        count: matches.length,
+        ...told,
+        ...(unconfined !== undefined ? { unconfined } : {})
+      }
+    }).pipe(Effect.scoped),
     options?.signal
   ).pipe(Effect.withSpan("Glob.glob"))

@@ -36,6 +36,8 @@ import * as Search from "./internal/search/grep.js"
 import * as Input from "./internal/input.js"
 import * as List from "./internal/search/list.js"
 import * as Order from "./internal/search/order.js"
+import * as Pattern from "./internal/search/pattern/glob.js"
+import * as Pin from "./internal/search/pin.js"
 import * as Rg from "./internal/search/ripgrep.js"
 
 const TOOL = "Grep"
@@ -95,6 +97,11 @@ export const GrepMatch = Schema.Struct({
   path: Schema.String,
   line: Schema.Number,
   text: Schema.String,
+  /**
+   * Present when `text` is a window of a long line around its first match (the match lies past
+   * the `maxLineChars` clip of the line's start): the 1-based byte column where `text` starts.
+   */
+  column: Schema.optional(Schema.Number),
   context: Schema.optional(Schema.Literal(true))
 })
 
@@ -196,6 +203,19 @@ const normalizeMode = (mode: typeof OutputMode.Type | undefined): Mode =>
     ? "filesWithMatches"
     : mode
 
+/** Grep's `glob` as a filter, or why it cannot be one. */
+const globFilterOf = (
+  glob: string
+): Effect.Effect<(relative: string) => boolean, ToolError.ToolInvalidInput> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(List.globFilter(glob))
+    } catch (error) {
+      if (error instanceof Pattern.PatternError) return Effect.fail(invalid("glob", error.message))
+      throw error
+    }
+  })
+
 /** The pattern as ripgrep arguments, plus stdin when it is too long for one argument. */
 const patternArguments = (
   pattern: string
@@ -227,7 +247,7 @@ export const grep = (
   GrepError,
   Budgets.Budgets | Workspace | Scratch.Scratch | Supervisor.Supervisor
 > =>
-  Order.interruptOnAbort(Confinement.withinRoots(search(input)), options?.signal).pipe(
+  Order.interruptOnAbort(Confinement.withinRoots(Effect.scoped(search(input))), options?.signal).pipe(
     Effect.withSpan("Grep.grep")
   )
 
@@ -250,6 +270,7 @@ const search = (input: unknown) =>
       return yield* invalid("glob", "the glob is empty or contains a NUL byte; use e.g. *.ts")
     }
     if (decoded.glob !== undefined) yield* InputBounds.checkGlob(TOOL, "glob", decoded.glob, budgets)
+    const keep = decoded.glob === undefined ? undefined : yield* globFilterOf(decoded.glob)
     if (decoded.type !== undefined && !/^[A-Za-z0-9_+-]+$/.test(decoded.type)) {
       return yield* invalid(
         "type",
@@ -286,13 +307,21 @@ const search = (input: unknown) =>
       ...(decoded.caseInsensitive === true ? ["--ignore-case"] : ["--case-sensitive"]),
       ...(decoded.multiline === true ? ["--multiline", "--multiline-dotall"] : [])
     ]
-    const cwd = isDirectory ? target.realPath : path.dirname(target.realPath)
+    // a directory is held for the call: ripgrep starts in it, and what it lists is answered only
+    // if it stayed in place (a file is searched by its real path)
+    const pinned = isDirectory ? yield* Pin.pin(target) : undefined
+    const cwd = pinned !== undefined ? pinned.shared : path.dirname(target.realPath)
     const index = yield* Effect.serviceOption(FileIndex.FileIndex)
     // file types are ripgrep's own knowledge: a typed search is left to ripgrep's walk
-    const indexed =
-      isDirectory && Option.isSome(index) && decoded.type === undefined
-        ? yield* index.value.files(target.realPath)
-        : Option.none()
+    const indexable = isDirectory && Option.isSome(index) && decoded.type === undefined
+    const indexed = Option.filter(
+      indexable ? yield* index.value.files(target.realPath) : Option.none<FileIndex.Snapshot>(),
+      // an index of another directory than the one pinned (replaced since) is not used
+      (snapshot) =>
+        snapshot.identity === undefined ||
+        pinned?.identity === undefined ||
+        (snapshot.identity.dev === pinned.identity.dev && snapshot.identity.ino === pinned.identity.ino)
+    )
     const contextFlags =
       mode === "content"
         ? [
@@ -309,7 +338,8 @@ const search = (input: unknown) =>
       pattern: decoded.pattern,
       headLimit,
       budgets,
-      contextClamped
+      contextClamped,
+      readRange: Roots.readRangeWithin(yield* Roots.roots)
     }
     const found =
       isDirectory && Option.isNone(indexed)
@@ -319,12 +349,18 @@ const search = (input: unknown) =>
             root: target.realPath,
             displayPrefix: Roots.displayPrefix(target),
             selection: decoded.type !== undefined ? [`--type=${decoded.type}`] : [],
-            keep: decoded.glob === undefined ? undefined : List.globFilter(decoded.glob)
+            keep
           })
         : yield* Search.collect({
             ...common,
             candidates: Option.isSome(indexed)
-              ? List.fromIndex(indexed.value, target, decoded.glob)
+              ? List.fromIndex(
+                  keep === undefined
+                    ? indexed.value.files
+                    : yield* List.keptInTurns(indexed.value.files, keep),
+                  target,
+                  keep === undefined
+                )
               : List.fromArray([
                   {
                     relative: target.realPath,
@@ -334,6 +370,8 @@ const search = (input: unknown) =>
                   }
                 ])
           })
+    if (pinned !== undefined) yield* Pin.stillInPlace(pinned, target)
+    if (indexable && Option.isNone(indexed)) yield* index.value.warm(target.realPath)
     const tail = {
       truncated: found.truncated,
       ...(found.notice !== undefined ? { notice: found.notice } : {}),

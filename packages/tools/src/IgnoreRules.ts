@@ -13,9 +13,9 @@
  *
  * @since 0.1.0
  */
-import ignore from "ignore"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Gitignore from "./internal/search/pattern/gitignore.js"
 
 /**
  * How the rules of one kind judge a path.
@@ -44,39 +44,19 @@ export const gitDirName = ".git"
 type Kind = 0 | 1 | 2 | 3
 const KINDS = 4
 
-interface SinglePathRules {
-  readonly test: (pathname: string, mode: string) => { ignored: boolean; unignored: boolean }
-}
-
 /**
- * One ignore file's rules. A path is judged by these rules ALONE: unlike `ignore`'s public
- * `test`, a parent directory these rules exclude does not decide for its children, because another
- * ignore file may have re-included that directory (ripgrep and git judge each path by itself and
- * get the parent rule from never walking into an excluded directory).
+ * One ignore file's rules. A path is judged by these rules ALONE (the last rule that matches it
+ * decides): a parent directory these rules exclude does not decide for its children, because
+ * another ignore file may have re-included that directory (ripgrep and git judge each path by
+ * itself and get the parent rule from never walking into an excluded directory). All the rules
+ * of a file are matched together, in time linear in the path (`internal/search/pattern`), so no
+ * ignore file can stall a walk, whatever it holds and however long it is.
  */
 interface Matcher {
-  readonly judge: (relative: string) => Verdict
+  readonly judge: (relative: string, isDirectory: boolean) => Verdict
 }
 
-const compile = (text: string): Matcher | undefined => {
-  const lines = text.split(/\r?\n/)
-  if (!lines.some((line) => line.trim() !== "" && !line.startsWith("#"))) return undefined
-  const rules = ignore({ ignorecase: false }).add(lines)
-  // `_rules.test` is `ignore`'s single-path test (the pinned version's documented internal); the
-  // public `test` is the fallback and differs only for re-included directories.
-  const single = (rules as unknown as Record<string, SinglePathRules | undefined>)["_rules"]
-  const judge =
-    single !== undefined && typeof single.test === "function"
-      ? (relative: string): Verdict => {
-          const result = single.test(relative, "regex")
-          return result.ignored ? "ignore" : result.unignored ? "whitelist" : "none"
-        }
-      : (relative: string): Verdict => {
-          const result = rules.test(relative)
-          return result.ignored ? "ignore" : result.unignored ? "whitelist" : "none"
-        }
-  return { judge }
-}
+const compile = (text: string): Matcher | undefined => Gitignore.compileFile(text)
 
 /**
  * The ignore rules in force in one directory: its own files and, through `parent`, those of the
@@ -94,12 +74,28 @@ export interface Level {
   readonly matchers: ReadonlyArray<Matcher | undefined>
 }
 
+/**
+ * Bytes of one ignore file read at most (a decision): the host compiles every line it reads, and
+ * real ignore files are a few kilobytes; the lines of a larger one past this are not read
+ * (ripgrep, in its own process, reads them all: only such files can make Glob and Grep differ).
+ */
+const MAX_IGNORE_FILE_BYTES = 256 * 1024
+
 const readText = (file: string): string | undefined => {
+  let fd: number | undefined
   try {
-    return fs.readFileSync(file, "utf8")
+    // never waits: an ignore file that is a FIFO (or a device) would block the host on its open
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    const stats = fs.fstatSync(fd)
+    if (!stats.isFile()) return undefined
+    const buffer = Buffer.alloc(Math.min(MAX_IGNORE_FILE_BYTES, stats.size))
+    const read = fs.readSync(fd, buffer, 0, buffer.length, 0)
+    return buffer.toString("utf8", 0, read)
   } catch {
     // unreadable or absent ignore files are skipped, as ripgrep does
     return undefined
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
   }
 }
 
@@ -154,12 +150,11 @@ export const judge = (level: Level | undefined, absolute: string, isDirectory: b
   for (let at: Level | undefined = level; at !== undefined && open > 0; at = at.parent) {
     const relative = relativeTo(at.dir, absolute)
     if (relative === undefined || relative === "") continue
-    const subject = isDirectory ? relative + "/" : relative
     for (let kind = 0 as Kind; kind < KINDS; kind = (kind + 1) as Kind) {
       if (found[kind] !== "none") continue
       const matcher = at.matchers[kind]
       if (matcher === undefined) continue
-      const verdict = matcher.judge(subject)
+      const verdict = matcher.judge(relative, isDirectory)
       if (verdict !== "none") {
         found[kind] = verdict
         open--

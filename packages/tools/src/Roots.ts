@@ -345,6 +345,36 @@ export const openFile = (
   })
 
 /**
+ * Reads up to `length` bytes of a file from byte `from`, opened as `openFile` opens it (its real
+ * path checked on the descriptor against `all`); undefined when it is gone, unreadable or outside.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const readRangeWithin =
+  (all: ReadonlyArray<Root>) =>
+  (absolute: string, from: number, length: number): Buffer | undefined => {
+    let fd: number
+    try {
+      fd = Descriptor.openWithin(
+        absolute,
+        fs.constants.O_RDONLY,
+        (real) => containing(all, real) !== undefined
+      )
+    } catch {
+      return undefined
+    }
+    try {
+      const buffer = Buffer.alloc(length)
+      return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, from))
+    } catch {
+      return undefined
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
+
+/**
  * A walk's guard: lists directories only through a descriptor whose real path lies inside a
  * root, and tells whether a found file's directory does.
  *

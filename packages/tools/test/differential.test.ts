@@ -10,12 +10,13 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { Binary, FileIndex, Glob, Grep, Workspace, Supervisor } from "@toolcap/tools"
-import { oracleFlags, plain, ripgrep, rightOf, searchEnv, writeTree } from "./readFixtures.js"
+import { Binary, FileIndex, Glob, Grep, Supervisor, Workspace } from "@toolcap/tools"
+import { indexReady, oracleFlags, plain, ripgrep, rightOf, searchEnv, writeTree } from "./readFixtures.js"
 
 /** Budgets loose enough that nothing is capped: the comparison is about which files, not how many. */
 const unbounded = {
@@ -112,6 +113,13 @@ for (const fileIndex of [false, true])
         Effect.gen(function* () {
           const context = yield* repoContext(fileIndex)
           const dir = path.join(repoRoot, "node_modules")
+          if (fileIndex) {
+            const index = Context.get(
+              context as unknown as Context.Context<FileIndex.FileIndex>,
+              FileIndex.FileIndex
+            )
+            assert.isTrue(yield* index.ready(fs.realpathSync(dir)))
+          }
           const cases: Array<[string, ReadonlyArray<string>]> = [
             ["**/*.ts", ["*.ts"]],
             ["**/*", []]
@@ -154,6 +162,8 @@ for (const fileIndex of [false, true])
       ] // prettier-ignore
           for (const leaf of leaves) files[leaf] = `needle in ${leaf}\n`
           writeTree(env.workspace, files)
+          // with the index, the comparisons go through it once it is built
+          if (fileIndex) assert.isTrue(yield* indexReady(env))
           const ours = yield* globFiles(env.context, "**/*")
           sameSet(ours, rgFiles(env.workspace, ""), "Glob **/* from the root")
           const fromPkg = yield* globFiles(env.context, "**/*", "pkg/a")
@@ -245,6 +255,7 @@ for (const fileIndex of [false, true])
             for (const other of Object.keys(files)) if (other.startsWith(file + "/")) delete files[file]
           }
           writeTree(env.workspace, files)
+          if (fileIndex) assert.isTrue(yield* indexReady(env))
           const ours = yield* globFiles(env.context, "**/*")
           sameSet(ours, rgFiles(env.workspace, ""), JSON.stringify(files))
           const found = yield* grepFiles(env.context, "x")

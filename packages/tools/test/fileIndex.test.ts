@@ -7,13 +7,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as Order from "effect/Order"
 import { createRequire, syncBuiltinESMExports } from "node:module"
+import { rgPath } from "@vscode/ripgrep"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import { Glob, Grep } from "@toolcap/tools"
-import { type Env, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
+import { Budgets } from "@toolcap/limits"
+import * as Lanes from "../src/internal/search/lanes.js"
+import * as Rg from "../src/internal/search/ripgrep.js"
+import { type Env, indexReady, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
 
 const globAll = (pattern = "**/*") =>
   Glob.glob({ pattern, limit: 1000 }).pipe(
@@ -84,6 +89,8 @@ describe("the file index", () => {
         "src/deep/c.ts"
       ])
       assert.deepStrictEqual(sorted(yield* run(grepFiles("needle"))), ["a.txt", "old/d.txt", "src/b.ts"])
+      // the first calls listed the tree; from here the index answers
+      assert.isTrue(yield* indexReady(env))
 
       // create (also a new directory with files, and an ignored file), then search at once
       writeTree(env.workspace, {
@@ -153,6 +160,7 @@ describe("the file index", () => {
       writeTree(env.workspace, { "seed.txt": "x\n" })
       const run = <A, E>(effect: Effect.Effect<A, E, Env>) => Effect.provide(effect, env.context)
       assert.deepStrictEqual(yield* run(globAll()), ["seed.txt"])
+      assert.isTrue(yield* indexReady(env))
       // each file is a create and a write event: far past the default 16384-event inotify queue
       const dir = path.join(env.workspace, "many")
       fs.mkdirSync(dir)
@@ -183,6 +191,7 @@ describe("the file index", () => {
         for (const [k, relative] of Object.keys(files).entries())
           setMtime(path.join(env.workspace, relative), 1000 + k)
         setMtime(path.join(env.workspace, "late/nul.txt"), 500)
+        assert.isTrue(yield* indexReady(env))
         const { value, spawns } = yield* countingRipgrep(
           Grep.grep({ pattern: "rare", outputMode: "content" }).pipe(
             Effect.either,
@@ -190,7 +199,7 @@ describe("the file index", () => {
           )
         )
         const result = rightOf(value)
-        // the 32 newest files first, then the walk: two runs
+        // the newest files first, then the walk: two runs
         assert.strictEqual(spawns, 2)
         // newest first: the rare lines from the highest k down, then the oldest file
         const rare: Array<[string, number]> = []
@@ -209,7 +218,15 @@ describe("the file index", () => {
       for (let k = 0; k < 100; k++)
         files[`d${k % 7}/f${k}.ts`] = k % 3 === 0 ? `const needle = ${k}\n` : "other\n"
       writeTree(env.workspace, files)
-      // the first call builds the index with a walk of its own: still one ripgrep
+      // the first call is a listing of its own (one ripgrep); the index is built after it
+      const first = yield* countingRipgrep(
+        Grep.grep({ pattern: "needle", outputMode: "content" }).pipe(
+          Effect.either,
+          Effect.provide(env.context)
+        )
+      )
+      assert.strictEqual(first.spawns, 1)
+      assert.isTrue(yield* indexReady(env))
       for (const outputMode of ["content", "filesWithMatches", "count"] as const) {
         const { value, spawns } = yield* countingRipgrep(
           Grep.grep({ pattern: "needle", outputMode }).pipe(Effect.either, Effect.provide(env.context))
@@ -224,5 +241,111 @@ describe("the file index", () => {
       assert.strictEqual(bad.spawns, 1)
       assert.instanceOf(leftOf(bad.value), ToolError.ToolPatternInvalid)
     })
+  )
+})
+
+/** The file `k` of the ordered-runs tree. */
+const name = (k: number) => `d${k % 23}/e${k % 5}/f${k}.txt`
+
+describe("the indexed search in ordered runs", () => {
+  it.scopedLive(
+    "answers what the one-shot search answers, whatever the pattern's density, and in ordered lanes",
+    () =>
+      Effect.gen(function* () {
+        const indexed = yield* searchEnv({}, { fileIndex: true })
+        const oneShot = yield* searchEnv()
+        // 6,000 files in a scrambled modification order, the ten newest sharing one time (ties
+        // by path); `hit<n>` lines in one of every 1, 7, 40 and 300 files
+        const files: Record<string, string> = {}
+        for (let k = 0; k < 6000; k++) {
+          const lines = [`plain ${k}`]
+          for (const every of [1, 7, 40, 300])
+            if (k % every === 0) lines.push(`hit${every} ${k}`, `hit${every} again`)
+          files[name(k)] = `${lines.join("\n")}\n`
+        }
+        for (const env of [indexed, oneShot]) {
+          writeTree(env.workspace, files)
+          for (let k = 0; k < 6000; k++)
+            setMtime(path.join(env.workspace, name(k)), k < 10 ? 20_000 : 10_000 + ((k * 7919) % 6000))
+        }
+        assert.isTrue(yield* indexReady(indexed))
+        // a glob narrows the index's list first (in slices, the event loop served between them)
+        for (const glob of ["d1*/**", "!*3.txt", "f5*"]) {
+          const input = { pattern: "hit7 ", outputMode: "content", glob }
+          const ours = rightOf(yield* Grep.grep(input).pipe(Effect.either, Effect.provide(indexed.context)))
+          const expected = rightOf(
+            yield* Grep.grep(input).pipe(Effect.either, Effect.provide(oneShot.context))
+          )
+          assert.deepStrictEqual(ours, expected, glob)
+        }
+        for (const pattern of ["hit1 ", "hit7 ", "hit40 ", "hit300 ", "hit300 again|hit40 ", "no-such-hit"]) {
+          for (const outputMode of ["content", "filesWithMatches", "count"] as const) {
+            const input = { pattern, outputMode }
+            const { value, spawns } = yield* countingRipgrep(
+              Grep.grep(input).pipe(Effect.either, Effect.provide(indexed.context))
+            )
+            const expected = rightOf(
+              yield* Grep.grep(input).pipe(Effect.either, Effect.provide(oneShot.context))
+            )
+            assert.deepStrictEqual(rightOf(value), expected, `${pattern} ${outputMode}`)
+            // the newest files, then ordered runs or the walk started beside them
+            assert.isAtLeast(spawns, 1)
+          }
+        }
+      }),
+    120_000
+  )
+})
+
+describe("ordered lanes", () => {
+  it.scopedLive.prop(
+    "any number of lanes shows the same newest entries, and stops no earlier than it may",
+    [
+      FastCheck.integer({ min: 1, max: 4 }),
+      FastCheck.integer({ min: 1, max: 40 }),
+      FastCheck.integer({ min: 0, max: 120 })
+    ],
+    ([lanes, every, entriesLeft]) =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        const files: Record<string, string> = {}
+        for (let k = 0; k < 600; k++)
+          files[`d${k % 7}/f${k}.txt`] = k % every === 0 ? `hit ${k}\nhit again\n` : "plain\n"
+        writeTree(env.workspace, files)
+        const batch = Object.keys(files).map((relative, k) => ({
+          relative,
+          absolute: path.join(env.workspace, relative),
+          display: relative,
+          mtimeMs: k
+        }))
+        const budgets = yield* Effect.provide(Budgets.Budgets, env.context)
+        const search = (laneCount: number) =>
+          Lanes.searchOrdered(
+            {
+              rg: rgPath,
+              cwd: env.workspace,
+              mode: "content",
+              flags: [...Rg.commonFlags, "--regexp=hit"],
+              stdin: undefined,
+              pattern: "hit",
+              budgets
+            },
+            { files: batch, lanes: laneCount },
+            entriesLeft,
+            budgets.searchMaxBytes
+          ).pipe(Effect.provide(env.context))
+        /** The entries a result would show: files in order until one entry more than fits. */
+        const shown = (hits: Map<string, { readonly lines: ReadonlyArray<{ readonly line: number }> }>) => {
+          const entries: Array<string> = []
+          for (const file of batch) {
+            for (const line of hits.get(file.relative)?.lines ?? [])
+              entries.push(`${file.relative}:${line.line}`)
+            if (entries.length > entriesLeft) break
+          }
+          return entries.slice(0, entriesLeft + 1)
+        }
+        assert.deepStrictEqual(shown(yield* search(lanes)), shown(yield* search(1)))
+      }),
+    { fastCheck: { numRuns: 12 } }
   )
 })

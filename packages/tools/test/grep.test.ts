@@ -170,24 +170,63 @@ describe("Grep results", () => {
     Effect.gen(function* () {
       const env = yield* searchEnv()
       writeTree(env.workspace, {
-        "wide.txt": `${"x".repeat(4000)} needle\nshort needle\n${"🎉".repeat(2500)} needle\r\n`
+        "wide.txt": `needle ${"x".repeat(4000)}\nshort needle\n${"🎉".repeat(2500)} needle\r\n`
       })
       const result = asContent(
         rightOf(yield* grep({ pattern: "needle", outputMode: "content" }).pipe(Effect.provide(env.context)))
       )
       assert.deepStrictEqual(
-        result.matches.map((m) => [m.line, [...m.text].length]),
+        result.matches.map((m) => [m.line, [...m.text].length, m.column]),
         [
-          [1, 2000],
-          [2, 12],
-          [3, 2000]
+          [1, 2000, undefined],
+          [2, 12, undefined],
+          // the match lies past the clip: a window around it, 500 characters before it
+          [3, 506, 2000 * 4 + 5]
         ]
       )
-      assert.strictEqual(result.matches[2]!.text, "🎉".repeat(2000))
+      assert.strictEqual(result.matches[0]!.text, `needle ${"x".repeat(1993)}`)
+      assert.strictEqual(result.matches[2]!.text, `${"🎉".repeat(499)} needle`)
       for (const match of result.matches) assert.strictEqual(Utf8.decode(Utf8.encode(match.text)), match.text)
       assert.strictEqual(result.truncation?.clippedLines, 2)
       assert.include(result.notice, "2 lines longer than 2000 characters were clipped")
+      assert.include(result.notice, "1 line whose first match lies past the clip is shown around that match")
     })
+  )
+
+  it.live.prop(
+    "a long line's window around its first match is the line's own bytes at its column, with the match, within the clip",
+    {
+      before: FastCheck.array(FastCheck.constantFrom("a", "é", "€", "🎉", " "), {
+        minLength: 0,
+        maxLength: 3000
+      }),
+      after: FastCheck.array(FastCheck.constantFrom("b", "ü", "🎉"), { minLength: 0, maxLength: 300 }),
+      maxLineChars: FastCheck.integer({ min: 8, max: 400 })
+    },
+    ({ after, before, maxLineChars }) =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv({ maxLineChars })
+        const line = `${before.join("")}NEEDLE${after.join("")}`
+        writeTree(env.workspace, { "f.txt": `head\n${line}\n` })
+        const result = asContent(
+          rightOf(yield* grep({ pattern: "NEEDLE", outputMode: "content" }).pipe(Effect.provide(env.context)))
+        )
+        const match = result.matches[0]!
+        assert.strictEqual(match.line, 2)
+        assert.isAtMost([...match.text].length, maxLineChars)
+        const bytes = Buffer.from(line)
+        const start = match.column === undefined ? 0 : match.column - 1
+        assert.isTrue(
+          bytes.subarray(start, start + Buffer.byteLength(match.text)).equals(Buffer.from(match.text))
+        )
+        const charsBefore = Array.from(line.slice(0, line.indexOf("NEEDLE"))).length
+        // a window is used exactly where the clip of the line's start would hide the match's start
+        assert.strictEqual(match.column !== undefined, charsBefore >= maxLineChars)
+        // and then shows the whole match (a quarter of the width before it, 6 characters of it)
+        if (match.column !== undefined || charsBefore + 6 <= maxLineChars)
+          assert.include(match.text, "NEEDLE")
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: 60 } }
   )
 
   it.scopedLive("context lines come marked, in file order, around their match", () =>
@@ -500,8 +539,12 @@ describe("Grep laws", () => {
           const time = 1_000_000 - age * 10
           setMtime(path.join(env.workspace, name), time)
           body.forEach((text, k) => {
-            // rendered as `path:line:text` plus a newline, the text clipped at 2000 characters
-            const clipped = LineClip.clipLine(text.slice(0, -1), 2000).text
+            // rendered as `path:line:text` plus a newline, the text clipped at 2000 characters, or
+            // where the match (`|k` at the end) lies past that, the 500 characters before it and it
+            const chars = Array.from(text.slice(0, -1))
+            const at = chars.length - 2
+            const clipped =
+              at >= 2000 ? chars.slice(at - 500).join("") : LineClip.clipLine(text.slice(0, -1), 2000).text
             const size = Buffer.byteLength(name) + 1 + Buffer.byteLength(`:${k + 1}:${clipped}`) + 1
             expected.push({ path: name, line: k + 1, time, size })
           })
@@ -542,29 +585,34 @@ describe("Grep laws", () => {
 })
 
 describe("Grep on very long lines", () => {
-  it.scopedLive("a match in a 20 MB line comes back numbered and clipped, the line never held whole", () =>
-    Effect.gen(function* () {
-      const env = yield* searchEnv()
-      const long = `${"é".repeat(1000)}"\\\t${"x".repeat(20 * 1024 * 1024)} needle`
-      writeTree(env.workspace, { "min.js": `first\n${long}\nneedle too\n` })
-      const result = asContent(
-        rightOf(yield* grep({ pattern: "needle", outputMode: "content" }).pipe(Effect.provide(env.context)))
-      )
-      assert.deepStrictEqual(
-        result.matches.map((m) => [m.line, [...m.text].length]),
-        [
-          [2, 2000],
-          [3, 10]
-        ]
-      )
-      assert.strictEqual(result.matches[0]!.text, [...long].slice(0, 2000).join(""))
-      assert.strictEqual(result.truncation?.clippedLines, 1)
-      // the notice names a command that shows what the clip left out
-      const command = /`(tail -c [^`]+)`/.exec(result.notice ?? "")?.[1]
-      assert.isDefined(command, result.notice)
-      const shown = spawnSync("sh", ["-c", command!], { cwd: env.workspace, maxBuffer: 1 << 20 }).stdout
-      assert.isTrue(shown.equals(Buffer.from([...long].slice(2000).join("")).subarray(0, 48 * 1024)))
-    })
+  it.scopedLive(
+    "a match in a 20 MB line comes back numbered, as a window around it, the line never held whole",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* searchEnv()
+        const long = `${"é".repeat(1000)}"\\\t${"x".repeat(20 * 1024 * 1024)} needle${"y".repeat(3000)}`
+        writeTree(env.workspace, { "min.js": `first\n${long}\nneedle too\n` })
+        const result = asContent(
+          rightOf(yield* grep({ pattern: "needle", outputMode: "content" }).pipe(Effect.provide(env.context)))
+        )
+        assert.deepStrictEqual(
+          result.matches.map((m) => [m.line, [...m.text].length]),
+          [
+            [2, 2000],
+            [3, 10]
+          ]
+        )
+        // 500 characters before the match, the rest after it
+        const at = Buffer.byteLength(long.slice(0, long.indexOf(" needle") + 1))
+        assert.strictEqual(result.matches[0]!.text, `${"x".repeat(499)} needle${"y".repeat(1494)}`)
+        assert.strictEqual(result.matches[0]!.column, at - 500 + 1)
+        assert.strictEqual(result.truncation?.clippedLines, 1)
+        // the notice names a command that shows what follows the window
+        const command = /`(tail -c [^`]+)`/.exec(result.notice ?? "")?.[1]
+        assert.isDefined(command, result.notice)
+        const shown = spawnSync("sh", ["-c", command!], { cwd: env.workspace, maxBuffer: 1 << 20 }).stdout
+        assert.strictEqual(shown.toString(), `${"y".repeat(1506)}\nneedle too\n`)
+      })
   )
 
   it.scopedLive(

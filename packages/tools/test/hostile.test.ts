@@ -3,17 +3,22 @@
 // brace tricks (`{..,.}/**`): no answer holds an outside byte or an outside name, and an outside
 // path is denied the same way whether or not its target exists. A link planted at the scratch
 // directory widens nothing. TOOLCAP_LONG_TESTS=1 runs the table again through pairs of path
-// rewrites (`./`, `//`, `src/../`, a trailing `/`, ...): over 5,000 calls. Counts are printed (and
-// written where TOOLCAP_RELIABILITY_OUT points, for `pnpm bench`).
+// rewrites (`./`, `//`, `src/../`, a trailing `/`, ...): over 5,000 calls. Patterns that make a
+// backtracking matcher run for minutes (`*a*a…*a*b` against names of 60 to 200 `a`s, nested `**`,
+// `+(a|aa)b`) in Glob's `pattern`, Grep's `glob` and ignore files are answered within 2 s, the host
+// serving other work meanwhile (long mode: 100 runs of each). Counts are printed (and written where
+// TOOLCAP_RELIABILITY_OUT points, for `pnpm bench`).
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Glob, Grep, Read, type Roots } from "@toolcap/tools"
+import * as Pattern from "../src/internal/search/pattern/glob.js"
 import * as Walk from "../src/internal/search/walk.js"
 import { SECRET, escapes, hostileEnv } from "./hostileFixtures.js"
-import type { Env } from "./readFixtures.js"
+import { type Env, indexReady, searchEnv, sortedCopy, writeTree } from "./readFixtures.js"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 
 type Call = readonly ["Read" | "Glob" | "Grep", Record<string, unknown>]
@@ -236,10 +241,164 @@ describe("an abort stops the work, not only the answer", () => {
         },
         holdsParentOf: () => true
       }
-      yield* Effect.promise(() => Walk.walk(env.workspace, "**/*", "", controller.signal, guard))
+      yield* Effect.promise(() =>
+        Walk.walk(env.workspace, Pattern.compileGlob("**/*"), "", controller.signal, guard, undefined)
+      )
       // let anything still queued run: it must not read on
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
       assert.strictEqual(reads, readsAtAbort)
     })
   )
 })
+
+/** The bound the issue names for a catastrophic pattern's answer. */
+const CATASTROPHIC_ANSWER_MS = 2000
+/** Runs of each catastrophic attack: the long mode's floor is 100. */
+const CATASTROPHIC_RUNS = isLong() ? 100 : 3
+
+const stars = (count: number) => `${"*a".repeat(count)}*b`
+
+describe("catastrophic patterns", () => {
+  it.scopedLive(
+    "are answered within 2 s through Glob, Grep's glob and ignore files, with or without the file index",
+    () =>
+      Effect.gen(function* () {
+        // an ignore file of 18,000 lines besides (within the 256 KiB the host reads of one)
+        const manyRules = Array.from({ length: 6000 }, (_, k) => `*.x${k}\nd${k}/\n!keep${k}.x${k}`).join(
+          "\n"
+        )
+        const files: Record<string, string> = {
+          "deep/.gitignore": `${stars(20)}\na/${"**/x/".repeat(12)}**/c\n`,
+          "many/.gitignore": `${manyRules}\n`,
+          "many/a.x5999": "needle\n",
+          "many/keep7.x7": "needle\n",
+          "many/d123/b.txt": "needle\n",
+          "many/kept.txt": "needle\n"
+        }
+        for (const length of [60, 100, 150, 200]) {
+          files[`names/${"a".repeat(length)}`] = "needle\n"
+          files[`names/${"a".repeat(length - 1)}b`] = "needle\n"
+        }
+        // kept by both rules, and one ignored by each
+        files[`deep/a/${"x/".repeat(40)}y.txt`] = "needle\n"
+        files[`deep/${"a".repeat(120)}`] = "needle\n"
+        files[`deep/a/${"x/".repeat(40)}c`] = "needle\n"
+        files[`deep/${"a".repeat(119)}b`] = "needle\n"
+        const oneShot = yield* searchEnv()
+        const indexed = yield* searchEnv({}, { fileIndex: true })
+        writeTree(oneShot.workspace, files)
+        writeTree(indexed.workspace, files)
+        assert.isTrue(yield* indexReady(indexed))
+        const attacks: ReadonlyArray<readonly [string, Call, (result: unknown) => boolean]> = [
+          ["Glob 20 stars", ["Glob", { pattern: `names/${stars(20)}` }], (r) => count(r) === 4],
+          ["Glob **/ + 20 stars", ["Glob", { pattern: `**/${stars(20)}` }], (r) => count(r) === 4],
+          [
+            "Glob nested **",
+            ["Glob", { pattern: `deep/a/${"**/x/".repeat(12)}**/y.txt` }],
+            (r) => count(r) === 1
+          ],
+          ["Glob +(a|aa)b", ["Glob", { pattern: "names/+(a|aa)b" }], (r) => count(r) === 4],
+          [
+            "Glob braces of stars",
+            ["Glob", { pattern: `names/{${stars(8)},${stars(9)}}` }],
+            (r) => count(r) === 4
+          ],
+          [
+            "Grep glob 20 stars",
+            ["Grep", { pattern: "needle", glob: stars(20), outputMode: "filesWithMatches" }],
+            (r) => count(r) === 4
+          ],
+          ["ignore file of 20 stars and nested **", ["Glob", { pattern: "deep/**" }], (r) => count(r) === 3],
+          // what is left: the ignore file itself, keep7.x7 (re-included) and kept.txt
+          ["ignore file of 18,000 lines", ["Glob", { pattern: "many/**" }], (r) => count(r) === 3]
+        ]
+        let inputs = 0
+        let hangs = 0
+        let slowest = 0
+        for (const [host, env] of [
+          ["one-shot", oneShot],
+          ["file index", indexed]
+        ] as const) {
+          for (const [name, call, check] of attacks) {
+            for (let runs = 0; runs < CATASTROPHIC_RUNS; runs++) {
+              const started = performance.now()
+              const outcome = outcomeOf(yield* Effect.either(run(call).pipe(Effect.provide(env.context))))
+              const took = performance.now() - started
+              inputs++
+              slowest = Math.max(slowest, took)
+              if (took > CATASTROPHIC_ANSWER_MS) hangs++
+              assert.isTrue(
+                outcome.ok && check(outcome.result),
+                `${host} ${name}: ${JSON.stringify(outcome).slice(0, 300)}`
+              )
+              assert.isAtMost(took, CATASTROPHIC_ANSWER_MS, `${host} ${name}`)
+            }
+          }
+        }
+        reportReliability(
+          "hostile catastrophic patterns",
+          { inputs, hangs, crashes: 0 },
+          `${attacks.length} attacks (${attacks.map(([name]) => name).join("; ")}), each ${CATASTROPHIC_RUNS} times through a one-shot host and a host with the file index; slowest ${slowest.toFixed(0)} ms (bound ${CATASTROPHIC_ANSWER_MS} ms)`
+        )
+        assert.strictEqual(hangs, 0)
+      }),
+    { timeout: isLong() ? 600_000 : 60_000 }
+  )
+
+  it.scopedLive("an ignore file that is a FIFO blocks neither the host's walk nor its file index", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv({}, { fileIndex: true })
+      writeTree(env.workspace, { "a.txt": "", "sub/b.txt": "" })
+      spawnSync("mkfifo", [path.join(env.workspace, "sub/.gitignore")])
+      const guard: Roots.WalkGuard = {
+        readDirectory: (dir) => fs.readdirSync(dir, { withFileTypes: true }),
+        holdsParentOf: () => true
+      }
+      const walked = yield* Effect.promise(() =>
+        Walk.walk(env.workspace, Pattern.compileGlob("**/*.txt"), "", undefined, guard, undefined)
+      )
+      assert.deepStrictEqual(sortedCopy(walked.map((file) => file.display)), ["a.txt", "sub/b.txt"])
+      // the index is built by the host's own walk: it completes, and Glob answers from it
+      assert.isTrue(yield* indexReady(env))
+      const found = yield* Glob.glob({ pattern: "**/*.txt" }).pipe(Effect.provide(env.context))
+      assert.deepStrictEqual(sortedCopy(found.matches), ["a.txt", "sub/b.txt"])
+    })
+  )
+
+  it.scopedLive("the host's own fallback walk is linear too, and lets the event loop run", () =>
+    Effect.gen(function* () {
+      const env = yield* searchEnv()
+      const files: Record<string, string> = {}
+      // more directories than the walk reads between two turns of the event loop
+      for (let k = 0; k < 600; k++) files[`d${k % 200}/${"a".repeat(60 + (k % 140))}`] = ""
+      writeTree(env.workspace, files)
+      const guard: Roots.WalkGuard = {
+        readDirectory: (dir) => fs.readdirSync(dir, { withFileTypes: true }),
+        holdsParentOf: () => true
+      }
+      // a chain of immediates advances only while the walk leaves the event loop a turn
+      let turns = 0
+      let walking = true
+      const tick = () => {
+        turns++
+        if (walking) setImmediate(tick)
+      }
+      setImmediate(tick)
+      const started = performance.now()
+      const found = yield* Effect.promise(() =>
+        Walk.walk(env.workspace, Pattern.compileGlob(`**/${stars(20)}`), "", undefined, guard, undefined)
+      ).pipe(Effect.ensuring(Effect.sync(() => (walking = false))))
+      assert.strictEqual(found.length, 0)
+      assert.isAtMost(performance.now() - started, CATASTROPHIC_ANSWER_MS)
+      assert.isAtLeast(turns, 2)
+    })
+  )
+})
+
+const count = (result: unknown): number => {
+  const record = result as {
+    readonly matches?: ReadonlyArray<unknown>
+    readonly files?: ReadonlyArray<unknown>
+  }
+  return (record.matches ?? record.files ?? []).length
+}

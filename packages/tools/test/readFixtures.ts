@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -71,6 +72,18 @@ export const searchEnv = (
     const context = yield* Layer.build(layer)
     return { workspace, dataDir, external, outside, sessionDir, layer, context } satisfies SearchEnv
   })
+
+/**
+ * Waits until the file index of `env` (a host built with `fileIndex: true`) has indexed `dir`
+ * (default: the workspace root): searches are answered by listings until then.
+ */
+export const indexReady = (env: SearchEnv, dir: string = env.workspace) =>
+  Effect.flatMap(
+    Effect.sync(() =>
+      Context.getOption(env.context as unknown as Context.Context<FileIndex.FileIndex>, FileIndex.FileIndex)
+    ),
+    (index) => (Option.isSome(index) ? index.value.ready(dir) : Effect.succeed(false))
+  )
 
 /** Writes files (creating directories) below `root`. */
 export const writeTree = (root: string, files: Record<string, string | Uint8Array>): void => {

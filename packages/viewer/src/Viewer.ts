@@ -9,21 +9,27 @@
  * and Origin checked on every request, read-only, nothing outside the tools' roots.
  *
  * ```ts
- * const viewer = await Viewer.start({ dataDir, workspace })
- * const host = await PromiseHost.createToolHost({ dataDir, workspace, sessionId, observer: viewer.observer })
- * console.error(`viewer: ${viewer.url}`)
+ * const viewer = yield* Viewer.make({ dataDir, workspace })            // on the host's runtime and budgets
+ * const host = yield* ToolHost.make({ dataDir, workspace, sessionId, observer: viewer.observer })
+ * yield* Console.error(`viewer: ${viewer.url}`)
  * ```
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { CallObserver } from "@toolcap/adapters"
+import { Budgets } from "@toolcap/limits"
 import { Feed } from "./internal/feed.js"
 import * as Server from "./internal/server.js"
 import * as Sources from "./internal/sources.js"
@@ -87,39 +93,6 @@ export const defaultAssetsDir: string = ((): string => {
 })()
 
 /**
- * Starts the viewer.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const start = async (options: ViewerOptions): Promise<ViewerHandle> => {
-  const sources = await Sources.make(options)
-  const feed = new Feed()
-  try {
-    const server = await Server.start({
-      feed,
-      sources,
-      assetsDir: options.assetsDir ?? defaultAssetsDir,
-      port: options.port,
-      info: { dataDir: options.dataDir, workspace: options.workspace, live: options.live ?? true }
-    })
-    return {
-      url: server.url,
-      port: server.port,
-      token: server.token,
-      observer: feed.observer,
-      close: async () => {
-        await server.close()
-        await sources.close()
-      }
-    }
-  } catch (cause) {
-    await sources.close()
-    throw cause
-  }
-}
-
-/**
  * The viewer could not start: its workspace or data dir is not a readable directory, or the port
  * is taken.
  *
@@ -128,20 +101,85 @@ export const start = async (options: ViewerOptions): Promise<ViewerHandle> => {
  */
 export class ViewerStartFailed extends Data.TaggedError("ViewerStartFailed")<{ readonly message: string }> {}
 
+const startFailed = (cause: unknown) =>
+  new ViewerStartFailed({
+    message: `the viewer could not start: ${cause instanceof Error || cause instanceof Sources.SourcesUnavailable ? cause.message : String(cause)}`
+  })
+
 /**
- * The viewer for the current scope: started now, closed with the scope.
+ * The viewer for the current scope, on the runtime it runs in: its Read and Grep use the
+ * context's `Budgets` (the host's, when a host makes it), its requests are fibers of the scope.
+ * Started now, closed with the scope (or by the handle's `close`, which closes the same).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: ViewerOptions): Effect.Effect<ViewerHandle, ViewerStartFailed, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () => start(options),
-      catch: (cause) =>
-        new ViewerStartFailed({
-          message: `the viewer could not start: ${cause instanceof Error ? cause.message : String(cause)}`
-        })
-    }),
-    (viewer) => Effect.promise(() => viewer.close())
-  )
+export const make = (
+  options: ViewerOptions
+): Effect.Effect<ViewerHandle, ViewerStartFailed, Budgets.Budgets | Scope.Scope> =>
+  Effect.gen(function* () {
+    // a scope of the viewer's own, so its handle can close it before the caller's scope ends
+    const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const closeScope = Scope.close(scope, Exit.void)
+    const started = Effect.gen(function* () {
+      const sources = yield* Sources.make(options)
+      const feed = new Feed()
+      const server = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () =>
+            Server.start({
+              feed,
+              sources,
+              assetsDir: options.assetsDir ?? defaultAssetsDir,
+              port: options.port,
+              info: { dataDir: options.dataDir, workspace: options.workspace, live: options.live ?? true }
+            }),
+          catch: startFailed
+        }),
+        (running) => Effect.promise(() => running.close())
+      )
+      const runtime = yield* Effect.runtime<never>()
+      return {
+        url: server.url,
+        port: server.port,
+        token: server.token,
+        observer: feed.observer,
+        close: () => Runtime.runPromise(runtime)(closeScope)
+      } satisfies ViewerHandle
+    })
+    return yield* Scope.extend(started, scope).pipe(
+      Effect.mapError((error) => (error instanceof ViewerStartFailed ? error : startFailed(error))),
+      Effect.tapError(() => closeScope)
+    )
+  })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface StartOptions extends ViewerOptions {
+  /** Per-field overrides of the limit table for the viewer's Read and Grep (default: none). */
+  readonly budgets?: Partial<Record<Budgets.BudgetField, number>> | undefined
+}
+
+/**
+ * Starts a viewer of its own, for a program that is not an Effect host (a viewer that serves a
+ * host's calls is better made by that host: `ViewerHost`, or `make` on the host's runtime).
+ * Rejects with `ViewerStartFailed` (or `BudgetsInvalid` for a bad override).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const start = async (options: StartOptions): Promise<ViewerHandle> => {
+  const runtime = ManagedRuntime.make(Budgets.layerWith(options.budgets ?? {}))
+  const scope = await runtime.runPromise(Scope.make())
+  const exit = await runtime.runPromiseExit(Scope.extend(make(options), scope))
+  if (Exit.isFailure(exit)) {
+    await runtime.dispose()
+    throw Cause.squash(exit.cause)
+  }
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= runtime.runPromise(Scope.close(scope, Exit.void)).finally(() => runtime.dispose()))
+  return { ...exit.value, close }
+}

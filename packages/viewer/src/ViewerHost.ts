@@ -13,6 +13,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { PromiseHost, ToolHost } from "@toolcap/adapters"
 import type { Budgets } from "@toolcap/limits"
 import * as Viewer from "./Viewer.js"
@@ -26,37 +27,33 @@ export interface PromiseToolHostWithViewer extends PromiseHost.PromiseToolHost {
 }
 
 /**
- * `PromiseHost.createToolHost` with a viewer attached; `viewer` tunes it (port, assets).
+ * @since 0.1.0
+ * @category models
+ */
+export interface ViewerToolHostOptions extends PromiseHost.ToolHostOptions {
+  /** Tunes the viewer (port, assets). */
+  readonly viewer?: Pick<Viewer.ViewerOptions, "port" | "assetsDir"> | undefined
+}
+
+/**
+ * `PromiseHost.createToolHost` with a viewer attached. Host and viewer are one runtime: the viewer's
+ * Read and Grep run under the host's budgets, and `close()` stops the host's calls, then the viewer.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const createToolHost = async (
-  options: PromiseHost.ToolHostOptions & {
-    readonly viewer?: Pick<Viewer.ViewerOptions, "port" | "assetsDir"> | undefined
-  }
-): Promise<PromiseToolHostWithViewer> => {
-  const viewer = await Viewer.start({
-    workspace: options.workspace,
-    dataDir: options.dataDir,
-    approvedExternalRoots: options.approvedExternalRoots,
-    checkpointFile: options.checkpointFile,
-    ...options.viewer
-  })
-  let host: PromiseHost.PromiseToolHost
-  try {
-    host = await PromiseHost.createToolHost({ ...options, observer: viewer.observer })
-  } catch (cause) {
-    await viewer.close()
-    throw cause
-  }
-  let closing: Promise<void> | undefined
-  const close = () => (closing ??= host.close().finally(() => viewer.close()))
-  return { ...host, close, viewer }
+export const createToolHost = async (options: ViewerToolHostOptions): Promise<PromiseToolHostWithViewer> => {
+  const runtime = ManagedRuntime.make(
+    PromiseHost.layerWith(options, (config) => layer(config, options.viewer ?? {}))
+  )
+  const host = await PromiseHost.fromRuntime(runtime)
+  const viewer = await runtime.runPromise(Viewer.Viewer)
+  return { ...host, viewer }
 }
 
 /**
- * `ToolHost.layer` with a viewer for the layer's lifetime; the viewer is in its own tag too.
+ * `ToolHost.layer` with a viewer for the layer's lifetime; the viewer is in its own tag too. The
+ * viewer runs on the layer's runtime and the `Budgets` it is given, like the host.
  *
  * @since 0.1.0
  * @category layers
@@ -79,6 +76,7 @@ export const layer = (
         ...viewerOptions
       }),
       (viewer) =>
+        // the viewer first, so it closes after the host: the host's last calls still reach the page
         Layer.merge(
           ToolHost.layer({ ...config, observer: viewer.observer }),
           Layer.succeed(Viewer.Viewer, viewer)

@@ -1,7 +1,9 @@
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
 import * as http from "node:http"
+import * as path from "node:path"
 import { ToolHost } from "@toolcap/adapters"
 import { Budgets } from "@toolcap/limits"
 import { Viewer, ViewerHost } from "@toolcap/viewer"
@@ -28,6 +30,12 @@ const events = (viewer: Viewer.ViewerHandle) => {
       return text
     }
   }
+}
+
+/** How many lines the viewer's Read window of a 100-line file holds. */
+const windowOf = async (viewer: Viewer.ViewerHandle) => {
+  const answer = await get(viewer.port, `/api/read?path=many.txt&limit=2000&token=${viewer.token}`)
+  return (JSON.parse(answer.body) as { result: { lineCount: number } }).result.lineCount
 }
 
 describe("ViewerHost", () => {
@@ -71,5 +79,36 @@ describe("ViewerHost", () => {
       ),
       Effect.ensuring(Effect.sync(dirs.remove))
     )
+  })
+
+  it("the viewer runs on the host's runtime and budgets: its Read window is the host's, Promise and Effect hosts alike", async () => {
+    const dirs = makeDirs()
+    cleanups.push(dirs.remove)
+    fs.writeFileSync(
+      path.join(dirs.workspace, "many.txt"),
+      Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join("")
+    )
+    const host = await ViewerHost.createToolHost({
+      workspace: dirs.workspace,
+      dataDir: dirs.dataDir,
+      sessionId: "vh-budgets",
+      budgets: { readWindowLines: 7, searchMaxLines: 7 }
+    })
+    cleanups.push(host.close)
+    assert.strictEqual(await windowOf(host.viewer), 7)
+    const fromLayer = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(Viewer.Viewer, (viewer) => Effect.promise(() => windowOf(viewer))).pipe(
+          Effect.provide(
+            ViewerHost.layer({
+              workspace: dirs.workspace,
+              dataDir: dirs.dataDir,
+              sessionId: "vh-budgets-effect"
+            }).pipe(Layer.provide(Budgets.layerWith({ readWindowLines: 9, searchMaxLines: 9 })))
+          )
+        )
+      )
+    )
+    assert.strictEqual(fromLayer, 9)
   })
 })

@@ -21,6 +21,32 @@ const ranges = (frames: ReadonlyArray<Frame>, stream: "stdout" | "stderr") =>
         : []
   )
 
+/** Serves `feed` as the event stream of a local server (closed after the test); answers how to open a page. */
+const serve = async (feed: Feed) => {
+  const server = http.createServer((_, response) => feed.attach(response))
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        feed.close()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  )
+  const port = (server.address() as AddressInfo).port
+  return () =>
+    new Promise<http.IncomingMessage>((resolve) => http.get({ host: "127.0.0.1", port, path: "/" }, resolve))
+}
+
+/** The end of call "c". */
+const ended = {
+  type: "ended",
+  callId: "c",
+  tool: "Bash",
+  outcome: { ok: true, result: null },
+  at: 1
+} as const
+
 describe("FrameQueue", () => {
   it.prop(
     "stays within its bound, keeps the newest chunk, and accounts for every seq once, in order, as chunk or gap",
@@ -61,20 +87,8 @@ describe("FrameQueue", () => {
 describe("Feed", () => {
   it("a page that does not read never holds the call: its queue stays bounded, the oldest chunks become a gap, the newest arrive", async () => {
     const feed = new Feed(256 * 1024)
-    const server = http.createServer((_, response) => feed.attach(response))
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          feed.close()
-          server.close(() => resolve())
-          server.closeAllConnections()
-        })
-    )
-    const port = (server.address() as AddressInfo).port
-    const response = await new Promise<http.IncomingMessage>((resolve) =>
-      http.get({ host: "127.0.0.1", port, path: "/" }, resolve)
-    )
+    const open = await serve(feed)
+    const response = await open()
     response.pause()
     await new Promise((resolve) => setTimeout(resolve, 50))
     assert.strictEqual(feed.clientCount, 1)
@@ -92,13 +106,7 @@ describe("Feed", () => {
       })
       assert.isAtMost(feed.maxQueuedBytes, 256 * 1024)
     }
-    feed.observer.onEvent({
-      type: "ended",
-      callId: "c",
-      tool: "Bash",
-      outcome: { ok: true, result: null },
-      at: 1
-    })
+    feed.observer.onEvent(ended)
 
     let text = ""
     response.setEncoding("utf8")
@@ -130,5 +138,41 @@ describe("Feed", () => {
     const lastChunk = parsed.filter((e) => e.type === "chunk").at(-1)
     assert.isTrue(lastChunk?.data.data.endsWith("last line\n"))
     assert.strictEqual(parsed.at(-1)?.type, "ended")
+  })
+})
+
+describe("Feed: every page together", () => {
+  it("many stalled pages never make the feed hold more than its bound: they are closed, largest backlog first, and a page that reads stays connected to the end", async () => {
+    const bound = 2 * 1024 * 1024
+    const feed = new Feed(256 * 1024, bound)
+    const open = await serve(feed)
+    const stalled = await Promise.all(Array.from({ length: 30 }, open))
+    for (const response of stalled) response.pause()
+    const reader = await open()
+    let text = ""
+    reader.setEncoding("utf8")
+    reader.on("data", (data: string) => (text += data))
+    cleanups.push(() => {
+      for (const response of [...stalled, reader]) response.destroy()
+    })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.strictEqual(feed.clientCount, 31)
+
+    const line = `${"z".repeat(1023)}\n`
+    const chunks = 16 * 1024
+    let most = 0
+    feed.observer.onEvent({ type: "started", callId: "c", tool: "Bash", input: {}, at: 0 })
+    for (let seq = 0; seq < chunks; seq++) {
+      feed.observer.onEvent({ type: "chunk", callId: "c", stream: "stdout", seq, data: line })
+      most = Math.max(most, feed.heldBytes)
+      assert.isAtMost(feed.heldBytes, bound, `after chunk ${seq}`)
+      // the reader reads: give its socket a turn now and then
+      if (seq % 256 === 0) await new Promise((resolve) => setImmediate(resolve))
+    }
+    feed.observer.onEvent(ended)
+    while (!text.includes("event: ended")) await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.isAtLeast(feed.dropped, 1, "stalled pages were closed")
+    assert.isAtMost(feed.clientCount, 31 - feed.dropped)
+    console.log(`feed: most held ${most} bytes of ${bound}; ${feed.dropped} stalled pages closed`)
   })
 })

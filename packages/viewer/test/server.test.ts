@@ -2,6 +2,7 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PromiseHost } from "@toolcap/adapters"
+import * as Guard from "../src/internal/guard.js"
 import { get, makeDirs, startViewer } from "./fixtures.js"
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -16,7 +17,7 @@ const setup = async () => {
   cleanups.push(dirs.remove)
   const viewer = await startViewer(dirs)
   cleanups.push(viewer.close)
-  const auth = { cookie: `toolcap_viewer_${viewer.port}=${viewer.token}` }
+  const auth = { cookie: `${Guard.cookieName(viewer.token)}=${viewer.token}` }
   return { dirs, viewer, auth }
 }
 
@@ -28,7 +29,7 @@ describe("viewer server: who may ask", () => {
     assert.strictEqual(first.status, 303)
     assert.strictEqual(first.headers.location, "/")
     const cookie = String(first.headers["set-cookie"])
-    assert.include(cookie, `toolcap_viewer_${viewer.port}=${viewer.token}`)
+    assert.include(cookie, `${Guard.cookieName(viewer.token)}=${viewer.token}`)
     assert.include(cookie, "HttpOnly")
     assert.include(cookie, "SameSite=Strict")
     const page = await get(viewer.port, "/", auth)
@@ -54,7 +55,7 @@ describe("viewer server: who may ask", () => {
       assert.include(bare.body, "VIEWER_REFUSED")
     }
     const wrong = await get(viewer.port, "/api/info", {
-      cookie: `toolcap_viewer_${viewer.port}=${"x".repeat(43)}`
+      cookie: `${Guard.cookieName(viewer.token)}=${"x".repeat(43)}`
     })
     assert.strictEqual(wrong.status, 401)
     // the token with its last character changed (to "A", or "B" when it already ends in "A")

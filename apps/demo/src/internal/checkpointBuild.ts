@@ -81,14 +81,14 @@ export const run = (args: BuildArgs): Effect.Effect<void, UsageError> =>
       const neutral = yield* Transcript.parseJson(bytes).pipe(
         Effect.flatMap((input) => Transcript.fromAny(input, args.format))
       )
-      const store = yield* CheckpointStore.CheckpointStore
-      const built = yield* Checkpoint.build(neutral, { summary: args.summary })
-      return yield* store.save(args.session, neutral, built)
-    }).pipe(
-      Effect.provide(CheckpointStore.layerFromLocation(location)),
-      Effect.provide(TokenEstimator.layer),
-      Effect.exit
-    )
+      const built = yield* Checkpoint.build(neutral, { summary: args.summary }).pipe(
+        Effect.provide(TokenEstimator.layer)
+      )
+      // the store is opened only for a transcript that was built: a refused one writes nothing
+      return yield* Effect.flatMap(CheckpointStore.CheckpointStore, (store) =>
+        store.save(args.session, neutral, built)
+      ).pipe(Effect.provide(CheckpointStore.layerFromLocation(location)))
+    }).pipe(Effect.exit)
     const settled = Outcome.fromExit("checkpoint", exit)
     // a defect is a bug, not a refused transcript: reported on stderr, exit 1
     if (Either.isLeft(settled)) return yield* Effect.die(Cause.squash(settled.left))

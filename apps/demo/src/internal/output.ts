@@ -8,6 +8,7 @@
  * through `process.stdout` and wait for it to drain, so a slow reader pauses the command instead
  * of growing a buffer; the answer waits for those to be flushed first, keeping the order.
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Exit from "effect/Exit"
@@ -109,12 +110,19 @@ const reportMissingPeer = (defect: unknown): Effect.Effect<void> =>
  */
 export const runMain = (program: Effect.Effect<void>): void =>
   NodeRuntime.runMain(Effect.catchAllDefect(program, reportMissingPeer), {
-    disableErrorReporting: false,
+    // reported below on stderr: the runtime's own report goes through a logger writing to stdout,
+    // which belongs to the JSON contract
+    disableErrorReporting: true,
     // Effect's logs go to stderr (`stderrLogger`, provided by each command); the platform's pretty
     // logger would add a second logger writing to stdout, and building it costs every call
     disablePrettyLogger: true,
     teardown: (exit, onExit) => {
+      if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) reportDefect(exit.cause)
       if (settledExitCode !== undefined) return onExit(settledExitCode)
       onExit(Exit.isSuccess(exit) ? ExitCode.ok : Exit.isInterrupted(exit) ? ExitCode.interrupted : 1)
     }
   })
+
+/** A command that died of a defect (a bug): the cause on stderr, nothing on stdout. */
+const reportDefect = (cause: Cause.Cause<unknown>): void =>
+  writeAllSync(2, `toolcap: unexpected failure (a bug; please report it):\n${Cause.pretty(cause)}\n`)

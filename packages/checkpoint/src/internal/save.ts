@@ -141,6 +141,21 @@ const locate = <E>(
     return rewrite(sessionId, to - 1, messages[to - 1]!.id, "the stored transcript differs before it")
   })
 
+/**
+ * Everything a save checks before it touches a store: the session id, the transcript (decoded to
+ * the neutral shape a store holds, with a user message), and that the checkpoint is the
+ * transcript's.
+ */
+export const prepare = (sessionId: string, transcript: unknown, checkpoint: Checkpoint.Checkpoint) =>
+  Effect.gen(function* () {
+    yield* Record.checkSessionId(sessionId)
+    // a host may hand in a provider shape; the neutral one is what is stored
+    const decoded = yield* Transcript.fromAny(transcript)
+    yield* Checkpoint.requireUserMessage(decoded)
+    const prepared = yield* Record.prepareCheckpoint(decoded, checkpoint)
+    return { decoded, prepared }
+  })
+
 /** Saves a checkpoint with its transcript through a store's transaction. */
 export const save = <E>(
   transact: Transact<E>,
@@ -156,11 +171,7 @@ export const save = <E>(
   saveIfHead?: SaveIfHead
 ): Effect.Effect<Saved, CheckpointInvalid | CheckpointConflict | CheckpointStoreFailed> =>
   Effect.gen(function* () {
-    yield* Record.checkSessionId(sessionId)
-    // a host may hand in a provider shape; the neutral one is what is stored
-    const decoded = yield* Transcript.fromAny(transcript)
-    yield* Checkpoint.requireUserMessage(decoded)
-    const prepared = yield* Record.prepareCheckpoint(decoded, checkpoint)
+    const { decoded, prepared } = yield* prepare(sessionId, transcript, checkpoint)
     const createdAt = yield* Clock.currentTimeMillis
     const messages = decoded.messages
     const length = messages.length

@@ -12,11 +12,33 @@ import * as Transcript from "../Transcript.js"
 import * as Record from "./record.js"
 import * as Save from "./save.js"
 
-export const failed = (operation: string) => (error: SqlError) =>
-  new CheckpointStoreFailed({
+/** The driver's error code of a failed statement (`SQLITE_FULL`, a PostgreSQL SQLSTATE), if any. */
+const codeOf = (error: SqlError): unknown => (error.cause as { code?: unknown } | undefined)?.code
+
+export const failed = (operation: string) => (error: SqlError) => {
+  const detail = error.cause instanceof Error ? error.cause.message : error.message
+  // SQLite's SQLITE_FULL, PostgreSQL's disk_full
+  const full = codeOf(error) === "SQLITE_FULL" || codeOf(error) === "53100"
+  return new CheckpointStoreFailed({
     operation,
-    detail: error.cause instanceof Error ? error.cause.message : error.message
+    detail: full
+      ? `${detail}: the disk holding the store is full; free space and save again (the checkpoints saved before are intact)`
+      : detail
   })
+}
+
+/**
+ * `@effect/sql` makes a failed COMMIT or ROLLBACK a defect; for a store it is a failed save or
+ * read (a full disk fails the COMMIT), reported like any other failed statement.
+ */
+const failedFinish =
+  (operation: string, recover: Effect.Effect<void>) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.catchSomeDefect(effect, (defect) =>
+      isSqlError(defect)
+        ? Option.some(Effect.zipRight(recover, Effect.fail(failed(operation)(defect))))
+        : Option.none()
+    )
 
 /**
  * Rows per INSERT statement: far below SQLite's and PostgreSQL's bound-parameter limits
@@ -66,6 +88,11 @@ export interface SqlStoreOptions {
   /** Which failures are worth running the whole transaction again (SQLite: a busy database), how often. */
   readonly retryWhile: (error: SqlError) => boolean
   readonly retry: Schedule.Schedule<unknown, unknown>
+  /**
+   * Run after a COMMIT or ROLLBACK failed, so the connection takes the next transaction (SQLite:
+   * a ROLLBACK, which fails harmlessly when SQLite already rolled back).
+   */
+  readonly afterFailedFinish?: Effect.Effect<void> | undefined
   /**
    * Writes transcript rows inside the open transaction in the dialect's bulk form (PostgreSQL:
    * `COPY`), one bounded batch at a time; without it they go in as multi-row INSERTs.
@@ -203,13 +230,16 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
       )
   }
 
+  const recover = options.afterFailedFinish ?? Effect.void
+
   const transact: Save.Transact<SqlError> = (body) =>
     sql.withTransaction(body(tx)).pipe(
       Effect.retry({
         schedule: options.retry,
         while: (error) => isSqlError(error) && options.retryWhile(error)
       }),
-      Effect.catchIf(isSqlError, (error) => Effect.fail(failed("save")(error)))
+      Effect.catchIf(isSqlError, (error) => Effect.fail(failed("save")(error))),
+      failedFinish("save", recover)
     ) as never
 
   const readCheckpoint = (
@@ -239,7 +269,8 @@ const store = (options: SqlStoreOptions): CheckpointStoreValue => {
         schedule: options.retry,
         while: (error) => isSqlError(error) && options.retryWhile(error)
       }),
-      Effect.catchIf(isSqlError, (error) => Effect.fail(failed("read")(error)))
+      Effect.catchIf(isSqlError, (error) => Effect.fail(failed("read")(error))),
+      failedFinish("read", recover)
     ) as Effect.Effect<A, Exclude<E, SqlError> | CheckpointStoreFailed>
 
   const one = (rows: ReadonlyArray<CheckpointRow>) =>

@@ -31,6 +31,18 @@ export interface ClipContinuation {
   readonly byte: number
 }
 
+/** Where the first long line shown from its first match (not from its start) begins. */
+export interface MatchWindow {
+  readonly path: string
+  readonly line: number
+  /** 1-based byte column of the line where the shown text starts. */
+  readonly column: number
+}
+
+/** The sentence about long lines shown around their first match. */
+export const matchWindows = (count: number, first: MatchWindow): string =>
+  `${plural(count, "line")} whose first match lies past the clip ${count === 1 ? "is" : "are"} shown around that match, not from ${count === 1 ? "its" : "their"} start (${count === 1 ? "" : "the first: "}line ${first.line} of ${first.path} from byte column ${first.column}; each entry's \`column\` says where).`
+
 /** The sentence about clipped lines, naming a command that shows the rest of the first one. */
 export const clippedLines = (
   count: number,
@@ -199,6 +211,9 @@ export interface GrepNoticeInput {
   readonly maxLineChars: number
   readonly clippedLines: number
   readonly firstClip: ClipContinuation | undefined
+  /** Long matching lines shown around their first match. */
+  readonly windows: number
+  readonly firstWindow: MatchWindow | undefined
 }
 
 /** Grep's notice and `truncation`. */
@@ -216,6 +231,7 @@ export const grep = (
   }
   if (g.clippedLines > 0)
     sentences.push(clippedLines(g.clippedLines, g.maxLineChars, g.firstClip, g.maxBytes))
+  if (g.firstWindow !== undefined) sentences.push(matchWindows(g.windows, g.firstWindow))
   const truncated = g.truncated || g.clippedLines > 0
   const truncation: Truncation.Truncation | undefined = truncated
     ? {

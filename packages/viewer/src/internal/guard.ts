@@ -4,15 +4,22 @@
  * name), come from no other origin, be a read (GET/HEAD), and carry the token — in the URL the
  * viewer printed, then in an HttpOnly SameSite=Strict cookie the viewer sets in answer.
  */
-import { timingSafeEqual } from "node:crypto"
+import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage } from "node:http"
 
 export type Verdict =
   | { readonly ok: true; readonly tokenInUrl: boolean }
   | { readonly ok: false; readonly status: number; readonly reason: string }
 
-/** Cookies are not port-scoped: the port in the name keeps two viewers on one machine apart. */
-export const cookieName = (port: number): string => `toolcap_viewer_${port}`
+/**
+ * The cookie's name, derived from the token. Cookies are not port-scoped: any page on 127.0.0.1
+ * can set a cookie for the viewer's host, and one of the viewer's own name and path would replace
+ * the owner's and lock them out. A name only the token's holder knows cannot be aimed at; it also
+ * keeps two viewers on one machine apart. 16 hex digits of SHA-256 cannot be turned back into the
+ * token.
+ */
+export const cookieName = (token: string): string =>
+  `toolcap_viewer_${createHash("sha256").update(token).digest("hex").slice(0, 16)}`
 
 const sameText = (a: string, b: string): boolean => {
   const left = Buffer.from(a)
@@ -20,13 +27,12 @@ const sameText = (a: string, b: string): boolean => {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
-const cookieValue = (header: string | undefined, name: string): string | undefined => {
-  for (const part of (header ?? "").split(";")) {
+/** Every value the header gives `name`: a browser sends duplicates (other paths, other ports) too. */
+const cookieValues = (header: string | undefined, name: string): Array<string> =>
+  (header ?? "").split(";").flatMap((part) => {
     const [key, ...rest] = part.trim().split("=")
-    if (key === name) return rest.join("=")
-  }
-  return undefined
-}
+    return key === name ? [rest.join("=")] : []
+  })
 
 export const check = (request: IncomingMessage, port: number, token: string): Verdict => {
   if (request.method !== "GET" && request.method !== "HEAD") {
@@ -50,11 +56,12 @@ export const check = (request: IncomingMessage, port: number, token: string): Ve
   const url = new URL(request.url ?? "/", `http://${host}`)
   const fromUrl = url.searchParams.get("token")
   if (fromUrl !== null && sameText(fromUrl, token)) return { ok: true, tokenInUrl: true }
-  const fromCookie = cookieValue(request.headers.cookie, cookieName(port))
-  if (fromCookie !== undefined && sameText(fromCookie, token)) return { ok: true, tokenInUrl: false }
+  // any one matching value will do: a planted duplicate cannot shadow the owner's
+  if (cookieValues(request.headers.cookie, cookieName(token)).some((value) => sameText(value, token)))
+    return { ok: true, tokenInUrl: false }
   return { ok: false, status: 401, reason: "missing or wrong token: open the URL the viewer printed" }
 }
 
 /** The cookie that carries the token after the first request. */
-export const tokenCookie = (port: number, token: string): string =>
-  `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`
+export const tokenCookie = (token: string): string =>
+  `${cookieName(token)}=${token}; HttpOnly; SameSite=Strict; Path=/`

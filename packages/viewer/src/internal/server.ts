@@ -126,7 +126,16 @@ export const start = async (config: ServerConfig): Promise<RunningServer> => {
         )
       }
       case "/api/info":
-        return json(response, 200, { ...config.info, sessions: await config.sources.sessions() })
+        return json(response, 200, {
+          ...config.info,
+          sessions: await config.sources.sessions(),
+          // how the live feed fares: open event streams, what they hold, streams closed as stalled
+          feed: {
+            pages: config.feed.clientCount,
+            heldBytes: config.feed.heldBytes,
+            dropped: config.feed.dropped
+          }
+        })
       case "/api/events":
         return config.feed.attach(response)
       case "/api/read": {
@@ -171,7 +180,7 @@ export const start = async (config: ServerConfig): Promise<RunningServer> => {
       url.searchParams.delete("token")
       response.writeHead(303, {
         ...securityHeaders,
-        "set-cookie": Guard.tokenCookie(port, token),
+        "set-cookie": Guard.tokenCookie(token),
         location: `${url.pathname}${url.search}`
       })
       return response.end()

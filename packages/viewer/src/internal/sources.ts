@@ -2,22 +2,27 @@
  * What the viewer reads, and only through toolcap's own tools and store: file windows through the
  * real Read tool, searches through the real Grep tool (both confined by the tools' roots: the
  * workspace, the data dir's scratch directory, the host's approved roots), spill file listings of
- * the data dir's sessions, and checkpoints from the checkpoint store.
+ * the data dir's sessions, and checkpoints from the checkpoint store. Everything runs on the runtime
+ * the viewer is made on (the host's: its budgets, its scope); a request still running when the
+ * viewer closes is interrupted.
  */
 import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
+import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { Outcome, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore } from "@toolcap/checkpoint"
-import { Budgets } from "@toolcap/limits"
+import type { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 
 export interface SpillFile {
@@ -51,7 +56,6 @@ export interface Sources {
   }) => Promise<Outcome.Outcome>
   readonly sessions: () => Promise<ReadonlyArray<SessionInfo>>
   readonly checkpoints: (sessionId: string) => Promise<Outcome.Outcome>
-  readonly close: () => Promise<void>
 }
 
 /** Matches per search: one screen of hits; the count says when there are more. */
@@ -66,45 +70,70 @@ const settle = (tool: string, exit: Exit.Exit<unknown, unknown>): Outcome.Outcom
   })
 }
 
-export const make = async (config: SourcesConfig): Promise<Sources> => {
-  const dataDir = path.resolve(config.dataDir)
+/** The viewer could not read its data dir or workspace. */
+export class SourcesUnavailable extends Data.TaggedError("SourcesUnavailable")<{
+  readonly message: string
+}> {}
+
+/**
+ * The scratch root, made when missing (0700) so it can be a root of the tools; a planted link or
+ * a file in its place is refused (the tools would take its target for a root).
+ */
+const scratchRootOf = (dataDir: string): string => {
   const scratchRoot = Scratch.scratchRoot(dataDir)
-  // The scratch root must exist to be a root of the tools; sessions made later appear inside it.
   fs.mkdirSync(scratchRoot, { recursive: true, mode: 0o700 })
-  const hostRuntime = ManagedRuntime.make(
-    ToolHost.layer({
+  const stats = fs.lstatSync(scratchRoot)
+  if (!stats.isDirectory())
+    throw new SourcesUnavailable({
+      message: `${scratchRoot} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a directory"}: the viewer serves only a real scratch directory of the data dir; remove it`
+    })
+  return scratchRoot
+}
+
+export const make = (
+  config: SourcesConfig
+): Effect.Effect<Sources, SourcesUnavailable, Budgets.Budgets | Scope.Scope> =>
+  Effect.gen(function* () {
+    const dataDir = path.resolve(config.dataDir)
+    const scratchRoot = yield* Effect.try({
+      try: () => scratchRootOf(dataDir),
+      catch: (cause) =>
+        cause instanceof SourcesUnavailable
+          ? cause
+          : new SourcesUnavailable({ message: `the viewer cannot use ${dataDir}: ${String(cause)}` })
+    })
+    const host = yield* ToolHost.make({
       workspace: config.workspace,
       dataDir,
       // never written: Read and Grep do not spill
       sessionId: `viewer-${process.pid}`,
       approvedExternalRoots: [scratchRoot, ...(config.approvedExternalRoots ?? [])],
       fileIndex: false
-    }).pipe(Layer.provide(Budgets.layer))
-  )
-  const built = await hostRuntime.runPromiseExit(ToolHost.ToolHost)
-  if (Exit.isFailure(built)) {
-    await hostRuntime.dispose()
-    throw new Error(`the viewer cannot read ${config.workspace} / ${dataDir}: ${String(built.cause)}`)
-  }
-  const host = built.value
+    }).pipe(
+      Effect.mapError(
+        (error) =>
+          new SourcesUnavailable({
+            message: `the viewer cannot read ${config.workspace} / ${dataDir}: ${error.message}`
+          })
+      )
+    )
+    // opened on first use; a store that has no file yet answers empty and makes none
+    const store = Context.get(
+      yield* Layer.build(
+        ToolHost.layerStoreOnFirstUse(config.checkpointFile ?? ToolHost.checkpointFileOf(dataDir))
+      ),
+      CheckpointStore.CheckpointStore
+    )
+    // requests run as fibers of the viewer's scope: closing it stops what still runs
+    const run = yield* FiberSet.makeRuntimePromise<never>()
+    const settled = <A, E>(tool: string, effect: Effect.Effect<A, E>) =>
+      run(Effect.exit(effect)).then((exit) => settle(tool, exit))
 
-  const storeLocation = config.checkpointFile ?? ToolHost.checkpointFileOf(dataDir)
-  // Opened on first use and only when it exists: the viewer never creates a database.
-  let storeRuntime: ManagedRuntime.ManagedRuntime<CheckpointStore.CheckpointStore, unknown> | undefined
-  const store = () => {
-    if (storeRuntime !== undefined) return storeRuntime
-    if (!CheckpointStore.isPostgresUrl(storeLocation) && !fs.existsSync(storeLocation)) return undefined
-    storeRuntime = ManagedRuntime.make(CheckpointStore.layerFromLocation(storeLocation))
-    return storeRuntime
-  }
+    const read: Sources["read"] = (input) => settled("Read", host.call("Read", input))
 
-  const read: Sources["read"] = async (input) =>
-    settle("Read", await hostRuntime.runPromiseExit(host.call("Read", input)))
-
-  const grep: Sources["grep"] = async (input) =>
-    settle(
-      "Grep",
-      await hostRuntime.runPromiseExit(
+    const grep: Sources["grep"] = (input) =>
+      settled(
+        "Grep",
         host.call("Grep", {
           pattern: input.pattern,
           path: input.path,
@@ -113,62 +142,52 @@ export const make = async (config: SourcesConfig): Promise<Sources> => {
           headLimit: SEARCH_HEAD_LIMIT
         })
       )
-    )
 
-  const sessions: Sources["sessions"] = async () => {
-    const entries = await fsp.readdir(scratchRoot, { withFileTypes: true }).catch(() => [])
-    const found = await Promise.all(
-      entries
-        .filter((entry) => entry.isDirectory() && Scratch.sessionIdPattern.test(entry.name))
-        .map(async (entry): Promise<SessionInfo> => {
-          const outputDir = path.join(scratchRoot, entry.name, Scratch.toolOutputDirName)
-          const names = await fsp.readdir(outputDir).catch(() => [] as Array<string>)
-          const spills = await Promise.all(
-            names.map(async (name) => {
-              const file = path.join(outputDir, name)
-              const stat = await fsp.stat(file).catch(() => undefined)
-              return stat?.isFile() === true
-                ? [{ path: file, name, bytes: stat.size, modifiedMs: Math.trunc(stat.mtimeMs) }]
-                : []
-            })
-          )
-          return {
-            sessionId: entry.name,
-            spills: Arr.sort(
-              spills.flat(),
-              Order.combine(
-                Order.reverse(Order.mapInput(Order.number, (file: SpillFile) => file.modifiedMs)),
-                Order.mapInput(Order.string, (file: SpillFile) => file.name)
-              )
+    const sessions: Sources["sessions"] = async () => {
+      const entries = await fsp.readdir(scratchRoot, { withFileTypes: true }).catch(() => [])
+      const found = await Promise.all(
+        entries
+          .filter((entry) => entry.isDirectory() && Scratch.sessionIdPattern.test(entry.name))
+          .map(async (entry): Promise<SessionInfo> => {
+            const outputDir = path.join(scratchRoot, entry.name, Scratch.toolOutputDirName)
+            const names = await fsp.readdir(outputDir).catch(() => [] as Array<string>)
+            const spills = await Promise.all(
+              names.map(async (name) => {
+                const file = path.join(outputDir, name)
+                const stat = await fsp.stat(file).catch(() => undefined)
+                return stat?.isFile() === true
+                  ? [{ path: file, name, bytes: stat.size, modifiedMs: Math.trunc(stat.mtimeMs) }]
+                  : []
+              })
             )
-          }
+            return {
+              sessionId: entry.name,
+              spills: Arr.sort(
+                spills.flat(),
+                Order.combine(
+                  Order.reverse(Order.mapInput(Order.number, (file: SpillFile) => file.modifiedMs)),
+                  Order.mapInput(Order.string, (file: SpillFile) => file.name)
+                )
+              )
+            }
+          })
+      )
+      return Arr.sort(
+        found,
+        Order.mapInput(Order.string, (session: SessionInfo) => session.sessionId)
+      )
+    }
+
+    const checkpoints: Sources["checkpoints"] = (sessionId) =>
+      settled(
+        "checkpoint",
+        Effect.gen(function* () {
+          const ids = yield* store.list(sessionId)
+          const shown = Arr.reverse(ids.slice(-CHECKPOINTS_SHOWN))
+          const found = yield* Effect.forEach(shown, (id) => store.get(id))
+          return { sessionId, checkpoints: found.flatMap(Option.toArray) }
         })
-    )
-    return Arr.sort(
-      found,
-      Order.mapInput(Order.string, (session: SessionInfo) => session.sessionId)
-    )
-  }
+      )
 
-  const checkpoints: Sources["checkpoints"] = async (sessionId) => {
-    const runtime = store()
-    if (runtime === undefined) return Outcome.succeed({ sessionId, checkpoints: [] })
-    const exit = await runtime.runPromiseExit(
-      Effect.gen(function* () {
-        const checkpointStore = yield* CheckpointStore.CheckpointStore
-        const ids = yield* checkpointStore.list(sessionId)
-        const shown = Arr.reverse(ids.slice(-CHECKPOINTS_SHOWN))
-        const found = yield* Effect.forEach(shown, (id) => checkpointStore.get(id))
-        return { sessionId, checkpoints: found.flatMap(Option.toArray) }
-      })
-    )
-    return settle("checkpoint", exit)
-  }
-
-  const close = async () => {
-    await hostRuntime.dispose()
-    if (storeRuntime !== undefined) await storeRuntime.dispose()
-  }
-
-  return { read, grep, sessions, checkpoints, close }
-}
+    return { read, grep, sessions, checkpoints }
+  })

@@ -1,13 +1,13 @@
 /**
- * Glob's one-shot list (no file index): the files below a directory that match a pattern, newest
- * first. ripgrep lists them (`rg --files`, confined by the kernel to the roots; the files are dated
- * here with `lstat` as the list streams in, and only the newest that can be shown are sorted)
- * when the pattern starts with `**` and Landlock is there; otherwise, or when ripgrep cannot run,
- * the guarded walk of `./walk.ts` does. Both list the same files (Glob's file set equals
- * `rg --files`, tested) and the pattern is matched here as the index path matches it (picomatch).
+ * Glob's list without a file index: the files below a directory that match a pattern, newest
+ * first. ripgrep lists them (`rg --files` on one thread, started in the pinned directory and
+ * confined by the kernel to the roots; its walk kept to the pattern's fixed start folder by
+ * exclusion globs); the files are matched here in linear time and dated with `lstat` as the list
+ * streams in, and only the newest that can be shown are sorted. Where the kernel cannot confine
+ * ripgrep (no Landlock), or ripgrep cannot start, the walk of `./walk.ts` lists them instead and
+ * the result says so. Both list the same files (Glob's file set equals `rg --files`, tested).
  */
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
@@ -15,16 +15,19 @@ import * as Confinement from "../../Confinement.js"
 import type * as Supervisor from "../../Supervisor.js"
 import type * as Roots from "../../Roots.js"
 import type { Workspace } from "../../Workspace.js"
-import picomatch from "./picomatch.js"
 import * as Order from "./order.js"
+import type * as Pattern from "./pattern/glob.js"
+import type { Pinned } from "./pin.js"
 import * as Records from "./records.js"
 import * as Rg from "./ripgrep.js"
 import * as Walk from "./walk.js"
 
-/** Matching files in search order, and how many there are. */
+/** Matching files in search order, how many there are, and how they were listed. */
 export interface Ordered {
   readonly at: (index: number) => { readonly display: string } | undefined
   readonly total: number
+  /** Why the list comes from the host's own walk rather than confined ripgrep; absent when confined. */
+  readonly unconfined?: string | undefined
 }
 
 /**
@@ -32,17 +35,6 @@ export interface Ordered {
  * characters that definition syntax gives a meaning (`:` and `,`).
  */
 const TYPE_SAFE_SUFFIX = /^[A-Za-z0-9._-]+$/
-
-/**
- * Whether ripgrep lists for `pattern`: only a pattern that searches the whole tree from its top
- * (`**` first: a walk of `src/` alone, or of one level for `*.md`, beats listing every file), and
- * only where ripgrep is confined (without Landlock the walk's descriptor checks are what keep a
- * swapped folder from leading outside).
- */
-const listedByRipgrep = (pattern: string): Effect.Effect<boolean, never, Supervisor.Supervisor> =>
-  pattern === "**" || pattern.startsWith("**/")
-    ? Effect.map(Confinement.support, (support) => support.kind === "landlock")
-    : Effect.succeed(false)
 
 /**
  * ripgrep lists on one thread: its walk is cheaper than the files' dating here, which runs on
@@ -58,8 +50,51 @@ const LIST_THREADS = 1
  */
 const RETAINED_MULTIPLE = 4
 
+/**
+ * Exclusion globs at most that keep ripgrep's walk to the pattern's fixed start folder; a deeper
+ * start keeps the levels that fit (the host's match drops the rest).
+ */
+const MAX_NARROWING_GLOBS = 256
+
+/** Names the exclusion globs can spell (no whitespace, control character or backslash). */
+const NARROWABLE_NAME = /^[^\s\p{Cc}\\]+$/u
+
+/** A name as literal text in a ripgrep glob (`\` escapes any character outside a class). */
+const escapeGlob = (text: string): string => text.replace(/[*?[\]{}!,]/g, (c) => `\\${c}`)
+
+/**
+ * ripgrep exclusion globs (`!`…, anchored at the searched directory) that leave out, at each level
+ * of `base`, every name but the one on the way down: `src` becomes `!/[!s]*`, `!/s[!r]*`,
+ * `!/sr[!c]*`, `!/src?*`, `!/s`, `!/sr`. Only exclusions: a file they keep is still judged by the
+ * ignore files (an including glob would override them), and one they keep that is off the way
+ * (ripgrep compares bytes) is dropped by the host's match.
+ */
+export const narrowingGlobs = (base: ReadonlyArray<string>): Array<string> => {
+  const globs: Array<string> = []
+  let anchor = "/"
+  for (const name of base) {
+    // ripgrep trims a glob's trailing whitespace and has no escape inside a class: such names stop here
+    if (!NARROWABLE_NAME.test(name)) break
+    const chars = Array.from(name)
+    const level: Array<string> = []
+    for (let at = 0; at < chars.length; at++) {
+      const before = escapeGlob(chars.slice(0, at).join(""))
+      // inside a class nothing is escaped; `]` first and `-` first are literal there
+      level.push(`!${anchor}${before}[!${chars[at]}]*`)
+      if (at > 0) level.push(`!${anchor}${before}`)
+    }
+    level.push(`!${anchor}${escapeGlob(name)}?*`)
+    if (globs.length + level.length > MAX_NARROWING_GLOBS) break
+    globs.push(...level)
+    anchor += `${escapeGlob(name)}/`
+  }
+  return globs
+}
+
 const byRipgrep = (
-  target: Roots.Resolved,
+  pinned: Pinned,
+  realPath: string,
+  glob: Pattern.Glob,
   pattern: string,
   prefix: string,
   keep: number
@@ -72,7 +107,6 @@ const byRipgrep = (
       suffix !== undefined && TYPE_SAFE_SUFFIX.test(suffix)
         ? [`--type-add=globsuffix:*${suffix}`, "--type=globsuffix"]
         : []
-    const matcher = picomatch(pattern, { dot: true })
     // one past what can be shown, so the list's end is where it was capped, as with a full list
     const retained = keep + 1
     let found: Array<Order.Dated> = []
@@ -84,9 +118,11 @@ const byRipgrep = (
     // `--files --null` prints `PATH\0` per file, the records of files-with-matches
     const decoder = Records.decoder("filesWithMatches", 0, (record) => {
       const relative = record.path.startsWith("./") ? record.path.slice(2) : record.path
-      if (!matcher(relative)) return
-      // dated as it arrives, while ripgrep walks on; a file that vanished since is dropped
-      const stats = fs.lstatSync(target.realPath + path.sep + relative, { throwIfNoEntry: false })
+      if (!glob.matches(relative)) return
+      // dated as it arrives, while ripgrep walks on (by its real path: a lookup through the
+      // pinned descriptor's /proc entry costs more than ripgrep's own walk, and only the date is
+      // read; the names are ripgrep's); a file that vanished since is dropped
+      const stats = Order.statsOf(realPath + path.sep + relative)
       if (stats === undefined || !stats.isFile()) return
       total++
       found.push({ display: prefix + relative, mtimeMs: stats.mtimeMs })
@@ -100,18 +136,27 @@ const byRipgrep = (
         "--null",
         `--threads=${LIST_THREADS}`,
         ...selection,
+        ...narrowingGlobs(glob.base).flatMap((narrowing) => ["--glob", narrowing]),
         ...Rg.excludeGitFlags,
         "--",
         "."
       ],
-      { cwd: target.realPath, onData: (chunk) => decoder.push(chunk) }
+      { cwd: pinned.shared, onData: (chunk) => decoder.push(chunk) }
     )
     decoder.end()
-    if (exit.signal !== null || (exit.code !== 0 && exit.code !== 1 && exit.code !== 2)) {
+    // exit 2 with a message is an error of the run itself (file errors are silenced)
+    if (
+      exit.signal !== null ||
+      (exit.code !== 0 && exit.code !== 1 && exit.code !== 2) ||
+      (exit.code === 2 && exit.stderr.trim() !== "")
+    ) {
       // a list cut short is not the directory's list
       return yield* new ToolError.ToolSpawnFailed({
         command: rg,
-        reason: exit.signal !== null ? `it was ended by ${exit.signal}` : `exit ${exit.code}`
+        reason:
+          exit.signal !== null
+            ? `it was ended by ${exit.signal}`
+            : `exit ${exit.code}${exit.stderr.trim() === "" ? "" : `: ${Rg.describeError(exit.stderr)}`}`
       })
     }
     const ordered = newestFirst()
@@ -119,42 +164,49 @@ const byRipgrep = (
   }).pipe(Confinement.withinRoots)
 
 const byWalk = (
-  target: Roots.Resolved,
+  pinned: Pinned,
+  glob: Pattern.Glob,
   pattern: string,
   prefix: string,
   guard: Roots.WalkGuard,
-  invalid: (reason: string) => ToolError.ToolPatternInvalid
-): Effect.Effect<Ordered, ToolError.ToolPatternInvalid> =>
+  unconfined: string
+): Effect.Effect<Ordered> =>
   Effect.map(
-    Effect.tryPromise({
-      try: (signal) => Walk.walk(target.realPath, pattern, prefix, signal, guard),
-      catch: (cause) => invalid(cause instanceof Error ? cause.message : String(cause))
-    }),
+    Effect.promise((signal) =>
+      Walk.walk(pinned.local, glob, prefix, signal, guard, Walk.fileSuffixOf(pattern))
+    ),
     (found) => {
       found.sort(Order.newestFirst)
-      return { at: (index) => found[index], total: found.length }
+      return { at: (index) => found[index], total: found.length, unconfined }
     }
   )
 
-/** The files below `target` matching `pattern`, newest first. */
+/** The files below the pinned directory matching `glob` (`pattern` is its text), newest first. */
 export const list = (
-  target: Roots.Resolved,
+  pinned: Pinned,
+  /** The directory's real path. */
+  realPath: string,
+  glob: Pattern.Glob,
   pattern: string,
   prefix: string,
   /** How many of the newest are needed at most (the rest is only counted). */
   keep: number,
-  guard: Roots.WalkGuard,
-  invalid: (reason: string) => ToolError.ToolPatternInvalid
-): Effect.Effect<
-  Ordered,
-  ToolError.ToolPatternInvalid,
-  Workspace | Scratch.Scratch | Supervisor.Supervisor
-> =>
-  Effect.flatMap(listedByRipgrep(pattern), (listed) =>
-    listed
-      ? byRipgrep(target, pattern, prefix, keep).pipe(
+  guard: Roots.WalkGuard
+): Effect.Effect<Ordered, never, Workspace | Scratch.Scratch | Supervisor.Supervisor> =>
+  Effect.flatMap(Confinement.support, (support) =>
+    support.kind === "landlock"
+      ? byRipgrep(pinned, realPath, glob, pattern, prefix, keep).pipe(
           // ripgrep missing or refused to start: the walk answers the same
-          Effect.catchAll(() => byWalk(target, pattern, prefix, guard, invalid))
+          Effect.catchAll((error) =>
+            byWalk(
+              pinned,
+              glob,
+              pattern,
+              prefix,
+              guard,
+              `ripgrep could not list the directory (${error.reason})`
+            )
+          )
         )
-      : byWalk(target, pattern, prefix, guard, invalid)
+      : byWalk(pinned, glob, pattern, prefix, guard, `ripgrep cannot be confined here (${support.reason})`)
   )

@@ -1,6 +1,8 @@
 /**
  * Relevance order and the result budget shared by Glob and Grep (spec §6.6, DECISIONS §4).
  */
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
 import { Abort } from "@toolcap/limits"
 
 /** A file with what the order needs. */
@@ -64,3 +66,27 @@ export const renderedBytes = (text: string): number => Buffer.byteLength(text) +
 
 /** Interrupts `effect` when `signal` aborts (an already aborted signal interrupts at once). */
 export const interruptOnAbort = Abort.interruptOnAbort
+
+/**
+ * Files matched against a pattern between two turns of the event loop: a slice of a large index
+ * takes a few milliseconds, so a host stays responsive (an MCP `ping`, a timeout) while it matches.
+ */
+export const FILES_PER_TURN = 8192
+
+/**
+ * One turn of the event loop (`setImmediate`): long work in the host's own thread takes one
+ * between slices, so timers, I/O (an MCP `ping`) and interruption are served meanwhile.
+ */
+export const eventLoopTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/** `lstat` of a listed path; undefined when it is gone or cannot be examined (not an error of the call). */
+export const statsOf = (file: string): fs.Stats | undefined => {
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}

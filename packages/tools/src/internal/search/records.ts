@@ -4,9 +4,9 @@
  *
  * - files: `--files-with-matches --null` prints `PATH\0` per file;
  * - count: `--count --with-filename --null` prints `PATH\0COUNT\n`;
- * - content: `--with-filename --null --line-number --byte-offset --no-heading` prints
- *   `PATH\0LINE:BYTE:TEXT\n` for a matching line and `PATH\0LINE-BYTE-TEXT\n` for a context line,
- *   TEXT cut by `--max-columns` to a preview.
+ * - content: `--with-filename --null --line-number --column --byte-offset --no-heading` prints
+ *   `PATH\0LINE:COLUMN:BYTE:TEXT\n` for a matching line and `PATH\0LINE-BYTE-TEXT\n` for a context
+ *   line (ripgrep gives a column to matches only), TEXT cut by `--max-columns` to a preview.
  *
  * A path may hold any byte but NUL (a newline too), and TEXT never holds a newline, so the first
  * NUL ends the path and the next newline ends the record. Memory per record is bounded: a path
@@ -25,6 +25,8 @@ export interface SearchRecord {
   readonly line: number
   /** content mode: byte offset of the line's start in the file. */
   readonly byte: number
+  /** content mode, a matching line: 1-based byte column of its first match; 0 otherwise. */
+  readonly column: number
   /** content mode: a matching line (else a context line). */
   readonly isMatch: boolean
   /** content mode: the printed text (without the newline); at most `maxTextBytes`. */
@@ -47,15 +49,23 @@ const decimal = (bytes: Buffer, at: number): [number, number] => {
   return k === at ? [0, -1] : [value, k]
 }
 
-/** Decodes `LINE:BYTE:TEXT` / `LINE-BYTE-TEXT`; undefined when the record is not of that shape. */
+/** Decodes `LINE:COLUMN:BYTE:TEXT` / `LINE-BYTE-TEXT`; undefined when the record is not of that shape. */
 const decodeContent = (rest: Buffer): Omit<SearchRecord, "path" | "count"> | undefined => {
   const [line, afterLine] = decimal(rest, 0)
   if (afterLine === -1) return undefined
   const separator = rest[afterLine]
   if (separator !== COLON && separator !== DASH) return undefined
-  const [byte, afterByte] = decimal(rest, afterLine + 1)
+  let at = afterLine + 1
+  let column = 0
+  if (separator === COLON) {
+    const [first, afterColumn] = decimal(rest, at)
+    if (afterColumn === -1 || rest[afterColumn] !== COLON) return undefined
+    column = first
+    at = afterColumn + 1
+  }
+  const [byte, afterByte] = decimal(rest, at)
   if (afterByte === -1 || rest[afterByte] !== separator) return undefined
-  return { line, byte, isMatch: separator === COLON, text: rest.subarray(afterByte + 1) }
+  return { line, column, byte, isMatch: separator === COLON, text: rest.subarray(afterByte + 1) }
 }
 
 const EMPTY = Buffer.alloc(0)
@@ -77,7 +87,8 @@ export const decoder = (mode: Mode, maxTextBytes: number, onRecord: (record: Sea
     inPath = true
     if (mode === "count") {
       const [count, after] = decimal(body, 0)
-      if (after !== -1) onRecord({ path: pathText, count, line: 0, byte: 0, isMatch: true, text: EMPTY })
+      if (after !== -1)
+        onRecord({ path: pathText, count, line: 0, byte: 0, column: 0, isMatch: true, text: EMPTY })
       return
     }
     const decoded = decodeContent(body)
@@ -99,7 +110,7 @@ export const decoder = (mode: Mode, maxTextBytes: number, onRecord: (record: Sea
           path = []
           at = end + 1
           if (mode === "filesWithMatches") {
-            onRecord({ path: pathText, count: 1, line: 0, byte: 0, isMatch: true, text: EMPTY })
+            onRecord({ path: pathText, count: 1, line: 0, byte: 0, column: 0, isMatch: true, text: EMPTY })
             continue
           }
           inPath = false

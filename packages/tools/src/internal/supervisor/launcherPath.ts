@@ -12,4 +12,7 @@ export const pathVariable = "TOOLCAP_LAUNCHER"
 
 /** The launcher's path: `TOOLCAP_LAUNCHER`, else the package's build output (the same from src/ and dist/). */
 export const launcherPath: string =
-  process.env[pathVariable] ?? fileURLToPath(new URL("../../../dist/native/toolcap-confine", import.meta.url))
+  process.env[pathVariable] ??
+  fileURLToPath(
+    new URL(`../../../dist/native/${process.platform}-${process.arch}/toolcap-confine`, import.meta.url)
+  )
