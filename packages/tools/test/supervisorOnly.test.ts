@@ -46,7 +46,6 @@ const matching = (files: ReadonlyArray<string>, pattern: RegExp): Array<string> 
  * of a loaded module, the same for every host in the process.
  */
 const CACHES_NOT_PROCESS_STATE: ReadonlyMap<string, string> = new Map([
-  ["internal/search/picomatch.ts:loaded", "the picomatch module, required on first use"],
   ["internal/roots/descriptor.ts:procAvailable", "whether /proc/self/fd exists"],
   ["internal/read/newlines.ts:compiled", "the compiled WebAssembly newline counter"],
   ["internal/read/newlines.ts:idle", "a reusable scan buffer of that counter"]

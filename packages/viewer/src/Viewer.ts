@@ -119,7 +119,8 @@ export const make = (
 ): Effect.Effect<ViewerHandle, ViewerStartFailed, Budgets.Budgets | Scope.Scope> =>
   Effect.gen(function* () {
     // a scope of the viewer's own, so its handle can close it before the caller's scope ends
-    const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const scope = yield* Scope.make(ExecutionStrategy.sequential)
+    yield* Effect.addFinalizer((end) => Scope.close(scope, end))
     const closeScope = Scope.close(scope, Exit.void)
     const started = Effect.gen(function* () {
       const sources = yield* Sources.make(options)

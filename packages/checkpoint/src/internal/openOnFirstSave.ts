@@ -31,7 +31,9 @@ export const make = (options: Options): Effect.Effect<CheckpointStoreValue, neve
       Option.isSome(current)
         ? Effect.succeed([current.value, current] as const)
         : Effect.gen(function* () {
-            const child = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+            // a scope of the store's own, closed with the caller's (or at once when opening fails)
+            const child = yield* Scope.make(ExecutionStrategy.sequential)
+            yield* Scope.addFinalizerExit(scope, (end) => Scope.close(child, end))
             const exit = yield* Effect.exit(Scope.extend(options.open, child))
             if (Exit.isFailure(exit)) yield* Scope.close(child, exit)
             const store = yield* exit
