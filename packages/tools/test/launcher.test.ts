@@ -3,6 +3,8 @@
 // its own children stay within reach; a memory ceiling makes an allocation fail instead of growing;
 // the build is reproducible and covers both Linux architectures where their compilers exist.
 import { assert, describe, it } from "@effect/vitest"
+import * as Arr from "effect/Array"
+import * as Order from "effect/Order"
 import { spawn, spawnSync } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
@@ -114,21 +116,23 @@ describe.runIf(built && scopes)("toolcap-confine --scope", () => {
   })
 })
 
+/** A Python program allocating `mib` MiB under a 128 MiB ceiling. */
+const allocate = (mib: number) =>
+  spawnSync(
+    launcher,
+    [
+      "--memory",
+      String(128 * 1024 * 1024),
+      "--",
+      "python3",
+      "-c",
+      `x = bytearray(${mib} * 1024 * 1024); print(len(x))`
+    ],
+    { encoding: "utf8" }
+  )
+
 describe.runIf(built)("toolcap-confine --memory", () => {
   it("an allocation past the ceiling fails inside the program; under it the same program runs", () => {
-    const allocate = (mib: number) =>
-      spawnSync(
-        launcher,
-        [
-          "--memory",
-          String(128 * 1024 * 1024),
-          "--",
-          "python3",
-          "-c",
-          `x = bytearray(${mib} * 1024 * 1024); print(len(x))`
-        ],
-        { encoding: "utf8" }
-      )
     const over = allocate(512)
     assert.notStrictEqual(over.status, 0)
     assert.include(over.stderr, "MemoryError")
@@ -173,7 +177,7 @@ describe.runIf(hasCompiler && process.platform === "linux")("the launcher's buil
       const digests = dirs.map((dir) => {
         const r = spawnSync(process.execPath, [buildScript, "--out", dir], { encoding: "utf8" })
         assert.strictEqual(r.status, 0, r.stderr)
-        const found = fs.readdirSync(dir).sort()
+        const found = Arr.sort(fs.readdirSync(dir), Order.string)
         assert.include(found, `linux-${process.arch}`)
         return found.map((arch) => {
           const file = path.join(dir, arch, "toolcap-confine")
