@@ -37,6 +37,21 @@ const wholeAtLeast = (min: number, unit: string) =>
     )
   )
 
+/**
+ * ripgrep reserves its threads' stacks and its allocator's arenas from the same ceiling: measured
+ * with 12 threads it needs about 64 MiB to start, so less than twice that is refused.
+ */
+const ENGINE_MEMORY_MIN_BYTES = 128 * 1024 * KB
+
+const engineMemory = Schema.Number.pipe(
+  Schema.filter(
+    (value) =>
+      value === 0 ||
+      (Number.isSafeInteger(value) && value >= ENGINE_MEMORY_MIN_BYTES) ||
+      `must be 0 (no ceiling) or a whole number of bytes >= ${ENGINE_MEMORY_MIN_BYTES} (ripgrep needs about 64 MiB to start), got ${value}`
+  )
+)
+
 const withDefault = (schema: Schema.Schema<number>, fallback: number) =>
   schema.pipe(
     Schema.propertySignature,
@@ -103,6 +118,13 @@ export const BudgetsFields = {
    * against a line containing it runs for minutes), and no real search needs a pattern this long.
    */
   grepMaxPatternBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
+  /**
+   * Memory ceiling of each search engine process (ripgrep), in bytes; 0 sets none. ripgrep holds a
+   * whole line in memory (a whole file with `multiline`), so one enormous line would grow it until
+   * the machine ran out; past the ceiling its allocation fails and Grep answers `TOOL_MEMORY_LIMIT`
+   * naming the file. Applied as `RLIMIT_DATA` (see the tools README).
+   */
+  engineMemoryMaxBytes: withDefault(engineMemory, 512 * 1024 * KB),
   /**
    * Longest path argument (Read / Glob / Grep `path`), in UTF-8 bytes. Linux refuses longer paths
    * anyway (PATH_MAX is 4096 bytes), so only a hostile input meets it, and it bounds the work of

@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { quote } from "./internal/quote.js"
+import { formatKB } from "./Marker.js"
 
 /**
  * The most UTF-8 bytes of an error's explanation (`reason`). Reasons are a sentence or two; one
@@ -36,7 +37,8 @@ export const ToolErrorCode = Schema.Literal(
   "TOOL_TIMEOUT",
   "TOOL_ABORTED",
   "TOOL_SPAWN_FAILED",
-  "TOOL_PATTERN_INVALID"
+  "TOOL_PATTERN_INVALID",
+  "TOOL_MEMORY_LIMIT"
 )
 
 /**
@@ -191,5 +193,83 @@ export class ToolPatternInvalid extends Schema.TaggedError<ToolPatternInvalid>()
   readonly code = "TOOL_PATTERN_INVALID" as const
   override get message(): string {
     return `Invalid pattern ${JSON.stringify(this.pattern)}: ${this.reason}. Fix the pattern (escape regex metacharacters for a literal search).`
+  }
+}
+
+/** The most other suspects a memory error lists beside the one it names. */
+const MEMORY_SUSPECTS_SHOWN = 5
+
+/**
+ * How sure a `ToolMemoryLimit` is of the file it names: `certain` (only that file was being
+ * searched), `likely` (the only file the engine may have been reading that is large enough to
+ * need the memory), `possible` (the largest of several such files), `unknown` (none is large
+ * enough: the pattern itself may have needed it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const MemoryLimitCertainty = Schema.Literal("certain", "likely", "possible", "unknown")
+
+/**
+ * A search engine (ripgrep) reached the memory ceiling the host gave it (`engineMemoryMaxBytes`)
+ * and was stopped by the kernel's refusal, instead of growing until the machine ran out: it holds
+ * a whole line in memory (a whole file with `multiline`), so one enormous line is enough. Names
+ * the file it was most likely reading, how sure that is, and what to do instead.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolMemoryLimit extends Schema.TaggedError<ToolMemoryLimit>()("ToolMemoryLimit", {
+  tool: Schema.String,
+  /** The ceiling that applied, in bytes. */
+  limitBytes: Schema.Number,
+  certainty: MemoryLimitCertainty,
+  /** The file named (as the tool shows paths); absent when no file explains it. */
+  path: Schema.optional(Schema.String),
+  /** Its size in bytes. */
+  fileBytes: Schema.optional(Schema.Number),
+  /** Other files as large that it may have been reading instead (at most five, largest first). */
+  others: Schema.Array(Schema.String)
+}) {
+  constructor(
+    props: {
+      readonly tool: string
+      readonly limitBytes: number
+      readonly certainty: typeof MemoryLimitCertainty.Type
+      readonly path?: string | undefined
+      readonly fileBytes?: number | undefined
+      readonly others: ReadonlyArray<string>
+    },
+    options?: Schema.MakeOptions
+  ) {
+    super(
+      {
+        tool: short(props.tool, NAME_MAX_BYTES),
+        limitBytes: props.limitBytes,
+        certainty: props.certainty,
+        ...(props.path !== undefined ? { path: short(props.path) } : {}),
+        ...(props.fileBytes !== undefined ? { fileBytes: props.fileBytes } : {}),
+        others: props.others.slice(0, MEMORY_SUSPECTS_SHOWN).map((other) => short(other))
+      },
+      options
+    )
+  }
+  readonly code = "TOOL_MEMORY_LIMIT" as const
+  override get message(): string {
+    const stopped = `${this.tool} stopped: ripgrep reached its memory ceiling of ${formatKB(this.limitBytes)}KB (engineMemoryMaxBytes), as it does on a line longer than it can hold (with multiline, a file)`
+    if (this.path === undefined || this.certainty === "unknown") {
+      return `${stopped}, but no file it may have been reading is that large: the pattern itself probably needed the memory. Simplify the pattern, or narrow path or glob.`
+    }
+    const size = this.fileBytes === undefined ? "" : ` (${formatKB(this.fileBytes)}KB)`
+    const name = this.path.split("/").at(-1) ?? this.path
+    const what = `Read ${this.path} with offset/limit to page through it, or leave it out of the search with glob "!${name}"`
+    switch (this.certainty) {
+      case "certain":
+        return `${stopped}, while searching ${this.path}${size}. ${what}.`
+      case "likely":
+        return `${stopped}, almost certainly in ${this.path}${size}: the only file it may have been reading that is large enough. ${what}.`
+      case "possible":
+        return `${stopped}, in one of the large files it may have been reading, most likely the largest, ${this.path}${size}; also ${this.others.join(", ")} (ripgrep's output stops before the file it died in). ${what}, and likewise the others.`
+    }
   }
 }

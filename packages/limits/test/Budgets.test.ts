@@ -20,6 +20,7 @@ const table = {
   readWindowLines: 2000,
   grepHeadLimit: 200,
   grepMaxPatternBytes: 4 * KB,
+  engineMemoryMaxBytes: 512 * KB * KB,
   inputMaxPathBytes: 4 * KB,
   globMaxPatternBytes: 4 * KB,
   globMaxBraceExpansions: 1024,
@@ -127,7 +128,13 @@ describe("Budgets.layerWith", () => {
     ["an inverted timeout range", { bashTimeoutMinSeconds: 301 }, "bashTimeoutMinSeconds", "must not exceed"],
     ["glob limit above its maximum", { globLimit: 1001 }, "globLimit", "globMaxLimit"],
     ["a share outside (0, 1)", { checkpointHeadShare: 1 }, "checkpointHeadShare", "between 0 and 1"],
-    ["an unknown field", { searchMaxByte: 1 } as never, "searchMaxByte", "not a budget field"]
+    ["an unknown field", { searchMaxByte: 1 } as never, "searchMaxByte", "not a budget field"],
+    [
+      "an engine ceiling ripgrep cannot start under",
+      { engineMemoryMaxBytes: 64 * KB * KB },
+      "engineMemoryMaxBytes",
+      "0 (no ceiling) or"
+    ]
   ]
 
   for (const [label, overrides, field, rule] of rejected) {
@@ -166,6 +173,24 @@ describe("Budgets.layerWith", () => {
   )
 })
 
+describe("Budgets.make: the engine's memory ceiling", () => {
+  it.prop(
+    "accepts 0 (none) or a whole number of bytes of at least 128 MiB, and nothing else",
+    {
+      value: fc.oneof(
+        fc.constant(0),
+        fc.integer({ min: -10, max: 8 * KB * KB * KB }),
+        fc.double({ min: 0, max: 1024 * KB * KB, noNaN: true })
+      )
+    },
+    ({ value }) => {
+      const accepted = value === 0 || (Number.isSafeInteger(value) && value >= 128 * KB * KB)
+      assert.strictEqual(Either.isRight(Budgets.make({ engineMemoryMaxBytes: value })), accepted)
+    },
+    { fastCheck: { numRuns: 1000 } }
+  )
+})
+
 describe("Budgets.layerConfig (TOOLCAP_* variables)", () => {
   it("names one variable per field", () => {
     assert.deepStrictEqual(Budgets.fieldNames.map(Budgets.envName), [
@@ -181,6 +206,7 @@ describe("Budgets.layerConfig (TOOLCAP_* variables)", () => {
       "TOOLCAP_READ_WINDOW_LINES",
       "TOOLCAP_GREP_HEAD_LIMIT",
       "TOOLCAP_GREP_MAX_PATTERN_BYTES",
+      "TOOLCAP_ENGINE_MEMORY_MAX_BYTES",
       "TOOLCAP_INPUT_MAX_PATH_BYTES",
       "TOOLCAP_GLOB_MAX_PATTERN_BYTES",
       "TOOLCAP_GLOB_MAX_BRACE_EXPANSIONS",

@@ -4,6 +4,19 @@ import { assert, describe, it } from "@effect/vitest"
 import { ToolError } from "@toolcap/limits"
 import { Effect, Schema } from "effect"
 
+/** A memory error of `certainty` over a 128 MiB ceiling. */
+const memoryError = (
+  certainty: typeof ToolError.MemoryLimitCertainty.Type,
+  others: ReadonlyArray<string> = []
+) =>
+  new ToolError.ToolMemoryLimit({
+    tool: "Grep",
+    limitBytes: 128 * 1024 * 1024,
+    certainty,
+    ...(certainty === "unknown" ? {} : { path: "a.min.js" }),
+    others
+  })
+
 describe("ToolError", () => {
   const errors = [
     [new ToolError.ToolBinaryContent({ path: "a.png", size: 10, reason: "NUL byte" }), "TOOL_BINARY_CONTENT"],
@@ -15,7 +28,18 @@ describe("ToolError", () => {
     [new ToolError.ToolNotFound({ path: "nope.txt" }), "TOOL_NOT_FOUND"],
     [new ToolError.ToolIsDirectory({ path: "src" }), "TOOL_IS_DIRECTORY"],
     [new ToolError.ToolSpawnFailed({ command: "bash", reason: "ENOENT" }), "TOOL_SPAWN_FAILED"],
-    [new ToolError.ToolPatternInvalid({ pattern: "(", reason: "unclosed group" }), "TOOL_PATTERN_INVALID"]
+    [new ToolError.ToolPatternInvalid({ pattern: "(", reason: "unclosed group" }), "TOOL_PATTERN_INVALID"],
+    [
+      new ToolError.ToolMemoryLimit({
+        tool: "Grep",
+        limitBytes: 512 * 1024 * 1024,
+        certainty: "certain",
+        path: "logs/big.log",
+        fileBytes: 2 * 1024 ** 3,
+        others: []
+      }),
+      "TOOL_MEMORY_LIMIT"
+    ]
   ] as const
 
   it("each error carries its stable code, one of ToolErrorCode", () => {
@@ -32,6 +56,25 @@ describe("ToolError", () => {
     assert.include(errors[1][0].message, "timeout")
     const long = new ToolError.ToolPatternInvalid({ pattern: "x".repeat(500), reason: "too long" })
     assert.isBelow(long.message.length, 400)
+  })
+
+  it("a memory error names the file, how sure it is, and the way round it", () => {
+    const certain = errors[7][0].message
+    assert.include(certain, "524288KB")
+    assert.include(certain, "while searching logs/big.log (2097152KB)")
+    assert.include(certain, "Read logs/big.log with offset/limit")
+    assert.include(certain, 'glob "!big.log"')
+    assert.include(memoryError("likely").message, "almost certainly in a.min.js")
+    const possible = memoryError(
+      "possible",
+      Array.from({ length: 9 }, (_, i) => `f${i}.log`)
+    )
+    assert.include(possible.message, "most likely the largest, a.min.js")
+    assert.include(possible.message, "f4.log")
+    assert.deepStrictEqual(possible.others.length, 5, "at most five others are kept")
+    const unknown = memoryError("unknown").message
+    assert.include(unknown, "the pattern itself probably needed the memory")
+    assert.notInclude(unknown, "undefined")
   })
 
   it.effect("they travel in the error channel and can be caught by tag", () =>

@@ -26,6 +26,7 @@ export type BudgetField =
   | "readWindowLines"
   | "grepHeadLimit"
   | "grepMaxPatternBytes"
+  | "engineMemoryMaxBytes"
   | "inputMaxPathBytes"
   | "globMaxPatternBytes"
   | "globMaxBraceExpansions"
