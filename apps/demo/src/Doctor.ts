@@ -44,24 +44,27 @@ const node = (): Check =>
         detail: `${process.version} cannot require() ES modules; toolcap needs Node ^20.19 or >= 22.12`
       }
 
+/** What running without the launcher costs, said once for every fallback line. */
+const WITHOUT_LAUNCHER =
+  "Bash enters its cgroup through a sh prologue and ripgrep runs without Landlock (TOOLCAP_LAUNCHER names a launcher)"
+
 const launcher = (): Check => {
-  const file = Confinement.launcherPath
-  if (!fs.existsSync(file)) {
-    return {
-      name: "launcher",
-      status: "fallback",
-      detail: `no toolcap-confine at ${file}: Bash enters its cgroup through a sh prologue and ripgrep runs without Landlock (TOOLCAP_LAUNCHER names a launcher)`
-    }
-  }
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return { name: "launcher", status: "ok", detail: file }
-  } catch {
-    return {
-      name: "launcher",
-      status: "broken",
-      detail: `${file} is not executable (chmod +x it, or reinstall)`
-    }
+  const found = Confinement.launcher
+  switch (found.kind) {
+    case "found":
+      return {
+        name: "launcher",
+        status: "ok",
+        detail: `${found.path} (${found.source === "variable" ? "named by TOOLCAP_LAUNCHER" : "shipped in the package"})`
+      }
+    case "absent":
+      return { name: "launcher", status: "fallback", detail: `${found.reason}: ${WITHOUT_LAUNCHER}` }
+    case "unusable":
+      return {
+        name: "launcher",
+        status: found.broken ? "broken" : "fallback",
+        detail: `${found.reason}: ${WITHOUT_LAUNCHER}`
+      }
   }
 }
 

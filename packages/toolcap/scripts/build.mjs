@@ -1,7 +1,9 @@
 // Bundles the package with esbuild: effect and every @toolcap/* package inside (so it installs
 // beside any effect version, or none), `ai` and `@modelcontextprotocol/sdk` left as optional
-// peers the code imports lazily, `better-sqlite3` behind a shim that loads it on first use.
+// peers the code imports lazily, `better-sqlite3` behind a shim that loads it on first use; and
+// ships the native launchers built by @toolcap/tools (`dist/native/linux-<arch>/toolcap-confine`).
 import * as esbuild from "esbuild"
+import crypto from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
 import { entries, writeDeclarations } from "./declarations.mjs"
@@ -185,3 +187,27 @@ fs.chmodSync(binFile, 0o755)
 // the viewer's front end (`toolcap ui`, `mcp --ui`), served from dist/ui beside the bundle
 fs.cpSync(path.join(root, "../viewer/dist/ui"), path.join(out, "ui"), { recursive: true })
 writeDeclarations(root)
+
+/** The architectures the package ships a launcher for (the ones `native/build.mjs` builds). */
+const LAUNCHER_ARCHES = ["x64", "arm64"]
+
+// the launchers @toolcap/tools built (static, reproducible), where every bundle's resolver looks:
+// the package's own dist/native/linux-<arch>/
+const launchers = path.join(root, "..", "tools", "dist", "native")
+for (const arch of LAUNCHER_ARCHES) {
+  const from = path.join(launchers, `linux-${arch}`, "toolcap-confine")
+  if (!fs.existsSync(from)) {
+    console.warn(
+      `toolcap: no launcher for linux-${arch} at ${from} (no C compiler for it at build time): hosts on linux-${arch} run the fallbacks`
+    )
+    continue
+  }
+  const to = path.join(out, "native", `linux-${arch}`, "toolcap-confine")
+  fs.mkdirSync(path.dirname(to), { recursive: true })
+  fs.copyFileSync(from, to)
+  fs.chmodSync(to, 0o755)
+  const sha256 = crypto.createHash("sha256").update(fs.readFileSync(to)).digest("hex")
+  console.log(
+    `toolcap: ships linux-${arch} toolcap-confine, sha256 ${sha256} (${fs.statSync(to).size} bytes)`
+  )
+}

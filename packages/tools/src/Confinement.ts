@@ -21,7 +21,7 @@ import * as Roots from "./Roots.js"
 import * as Supervisor from "./Supervisor.js"
 import type { Workspace } from "./Workspace.js"
 import * as Landlock from "./internal/supervisor/landlock.js"
-import * as Launcher from "./internal/supervisor/launcherPath.js"
+import * as LauncherPath from "./internal/supervisor/launcherPath.js"
 
 /**
  * How reads are confined here.
@@ -32,13 +32,32 @@ import * as Launcher from "./internal/supervisor/launcherPath.js"
 export type Support = Supervisor.Landlock
 
 /**
- * Where the launcher is: `TOOLCAP_LAUNCHER` where a host names it (e.g. one that bundles toolcap),
- * else where the package's build puts it (the same place from `src/` and from `dist/`).
+ * The native launcher this process uses, or why none: `found` (with where it came from: the
+ * `TOOLCAP_LAUNCHER` variable, or the package's own `dist/native/<platform>-<arch>/`), `absent`
+ * (no file there), or `unusable` (a file that cannot run here: not executable, a `noexec` mount,
+ * another architecture; `broken` when reinstalling would fix it). Without one, ripgrep runs
+ * without Landlock and Bash's shell enters its cgroup by the `sh` prologue.
  *
  * @since 0.1.0
  * @category models
  */
-export const launcherPath: string = Launcher.launcherPath
+export type Launcher = LauncherPath.Resolved
+
+/**
+ * The launcher, resolved once when the package loads.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const launcher: Launcher = LauncherPath.launcher
+
+/**
+ * The launcher's path (where it was looked for when none is used).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const launcherPath: string = LauncherPath.launcherPath
 
 /**
  * The environment variable that turns confinement off (`off`), e.g. to compare with the fallback.

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
-import { launcherPath } from "./launcherPath.js"
+import { launcher, launcherPath } from "./launcherPath.js"
 import * as Proc from "./process.js"
 import { MAX_POLL_MS, type Member, type TreeOps } from "./terminate.js"
 
@@ -90,7 +90,7 @@ export type Detected =
   | { readonly parent: string; readonly entry: Entry; readonly fallbackReason: string | undefined }
   | { readonly parent: undefined; readonly fallbackReason: string }
 
-const launcherBuilt = (): boolean => process.platform === "linux" && exists(launcherPath)
+const launcherBuilt = (): boolean => launcher.kind === "found"
 
 /**
  * The parent cgroup to create call cgroups in and the entry into them, or why this host cannot
@@ -118,8 +118,8 @@ export const detect = (
         const fallbackReason =
           forced === "prologue"
             ? "the prologue entry was asked for"
-            : !launcherBuilt()
-              ? `the launcher ${launcherPath} is not built here`
+            : launcher.kind !== "found"
+              ? launcher.reason
               : "the launcher could not start a shell inside a cgroup here (clone3 into a cgroup refused)"
         return { parent, entry: "prologue" as const, fallbackReason }
       }

@@ -5,9 +5,8 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as fs from "node:fs"
 import type { Landlock } from "../../Supervisor.js"
-import { launcherPath } from "./launcherPath.js"
+import { launcher } from "./launcherPath.js"
 
 /** The environment variable that turns confinement off (`off`), e.g. to compare with the fallback. @internal */
 export const disableVariable = "TOOLCAP_CONFINEMENT"
@@ -31,13 +30,8 @@ export const detect = (
       return { kind: "none", reason: `${disableVariable}=off` } as const
     if (process.platform !== "linux")
       return { kind: "none", reason: "Landlock exists only on Linux" } as const
-    if (!fs.existsSync(launcherPath)) {
-      return {
-        kind: "none",
-        reason: `the launcher ${launcherPath} was not built (no C compiler at build time?)`
-      } as const
-    }
-    const probe = yield* run(launcherPath, ["--probe"]).pipe(
+    if (launcher.kind !== "found") return { kind: "none", reason: launcher.reason } as const
+    const probe = yield* run(launcher.path, ["--probe"]).pipe(
       Effect.timeoutFail({
         duration: Duration.millis(PROBE_TIMEOUT_MS),
         onTimeout: () => new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)
@@ -56,5 +50,5 @@ export const detect = (
       } as const
     }
     if (abi < 1) return { kind: "none", reason: "the kernel does not offer Landlock" } as const
-    return { kind: "landlock", abi, launcher: launcherPath } as const
+    return { kind: "landlock", abi, launcher: launcher.path } as const
   })
