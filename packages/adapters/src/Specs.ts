@@ -147,7 +147,8 @@ export const Grep = ToolSpec.make({
     TOOL_PATH_DENIED: PATH_DENIED,
     TOOL_NOT_FOUND: NOT_FOUND,
     TOOL_PATTERN_INVALID: "the pattern does not compile",
-    TOOL_SPAWN_FAILED: "the search process could not start"
+    TOOL_SPAWN_FAILED: "the search process could not start",
+    TOOL_MEMORY_LIMIT: "a line (with `multiline`, a file) needs more memory than the search may take"
   },
   description: (b) =>
     [

@@ -17,6 +17,9 @@ const read = (
   ...(extra.notice === undefined ? {} : { notice: extra.notice })
 })
 
+/** The guards of a ripgrep run, which the model's text leaves out. */
+const guard = { launcher: true, landlockRead: true }
+
 describe("ModelOutput", () => {
   it.prop(
     "Read without line numbers is the window itself, byte for byte",
@@ -57,7 +60,8 @@ describe("ModelOutput", () => {
       count: 3,
       files: 2,
       truncated: true,
-      notice: "Stopped at headLimit 3."
+      notice: "Stopped at headLimit 3.",
+      guard
     }
     assert.strictEqual(
       ModelOutput.grepText(result),
@@ -75,17 +79,23 @@ describe("ModelOutput", () => {
 
   it("Grep files and counts, Glob paths, and what an empty result says", () => {
     assert.strictEqual(
-      ModelOutput.grepText({ files: ["a.ts", "b.ts"], count: 2, truncated: false }),
+      ModelOutput.grepText({ files: ["a.ts", "b.ts"], count: 2, truncated: false, guard }),
       "a.ts\nb.ts"
     )
     assert.strictEqual(
-      ModelOutput.grepText({ counts: [{ path: "a.ts", count: 4 }], count: 4, truncated: false }),
+      ModelOutput.grepText({ counts: [{ path: "a.ts", count: 4 }], count: 4, truncated: false, guard }),
       "a.ts:4"
     )
-    assert.strictEqual(ModelOutput.grepText({ files: [], count: 0, truncated: false }), "No matches found")
-    assert.strictEqual(ModelOutput.globText({ matches: ["x", "y"], count: 2, truncated: false }), "x\ny")
     assert.strictEqual(
-      ModelOutput.globText({ matches: [], count: 0, truncated: false, notice: "n" }),
+      ModelOutput.grepText({ files: [], count: 0, truncated: false, guard }),
+      "No matches found"
+    )
+    assert.strictEqual(
+      ModelOutput.globText({ matches: ["x", "y"], count: 2, truncated: false, guard }),
+      "x\ny"
+    )
+    assert.strictEqual(
+      ModelOutput.globText({ matches: [], count: 0, truncated: false, notice: "n", guard }),
       "No files found\n[n]"
     )
   })

@@ -102,6 +102,36 @@ export interface ReadResult extends Bounded {
 }
 
 /**
+ * The memory ceiling of a Grep's or Glob's ripgrep: `RLIMIT_DATA` of the process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EngineMemoryCeiling {
+  readonly maxBytes: number
+  readonly enforcedBy: "rlimit"
+  /** Who set it, when not the launcher (`/bin/sh`'s `ulimit -d`), and why. */
+  readonly reason?: string | undefined
+}
+
+/**
+ * Which guards applied to the ripgrep a Grep or Glob ran.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EngineGuard {
+  /** The native launcher (`toolcap-confine`) started ripgrep. */
+  readonly launcher: boolean
+  /** Landlock confined ripgrep's reads to the roots in force. */
+  readonly landlockRead: boolean
+  /** Why Landlock did not confine the reads, when it did not. */
+  readonly landlockReadReason?: string | undefined
+  /** Absent when the host set none (`engineMemoryMaxBytes: 0`) or no ripgrep ran. */
+  readonly memoryCeiling?: EngineMemoryCeiling | undefined
+}
+
+/**
  * Paths newest first.
  *
  * @since 0.1.0
@@ -115,6 +145,7 @@ export interface GlobResult extends Bounded {
    * the kernel to the roots (no Landlock here): why.
    */
   readonly unconfined?: string | undefined
+  readonly guard: EngineGuard
 }
 
 /**
@@ -142,6 +173,7 @@ export interface GrepContentResult extends Bounded {
   readonly matches: ReadonlyArray<GrepMatch>
   readonly count: number
   readonly files: number
+  readonly guard: EngineGuard
 }
 
 /**
@@ -153,6 +185,7 @@ export interface GrepContentResult extends Bounded {
 export interface GrepFilesResult extends Bounded {
   readonly files: ReadonlyArray<string>
   readonly count: number
+  readonly guard: EngineGuard
 }
 
 /**
@@ -164,6 +197,7 @@ export interface GrepFilesResult extends Bounded {
 export interface GrepCountResult extends Bounded {
   readonly counts: ReadonlyArray<{ readonly path: string; readonly count: number }>
   readonly count: number
+  readonly guard: EngineGuard
 }
 
 /**

@@ -43,6 +43,8 @@ export type {
   Bounded,
   Failure,
   SpillCopy,
+  EngineGuard,
+  EngineMemoryCeiling,
   GlobResult,
   GrepContentResult,
   GrepCountResult,

@@ -11,11 +11,18 @@
  * `TOOLCAP_CONFINEMENT=off`), ripgrep runs unconfined and only the user-space checks of `Roots`
  * apply (see the README for what remains open then).
  *
+ * Every engine run also has a memory ceiling (`engineMemoryMaxBytes`): `RLIMIT_DATA`, set by the
+ * launcher, or by `/bin/sh`'s `ulimit -d` where there is no launcher. Each Grep and Glob result
+ * says which guards applied (`guard`).
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
+import { Budgets } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Roots from "./Roots.js"
 import * as Supervisor from "./Supervisor.js"
@@ -90,6 +97,51 @@ const allocatorSettings = (): ReadonlyArray<string> =>
   })
 
 /**
+ * The memory ceiling of an engine run: its size, and how it is enforced (`rlimit`: `RLIMIT_DATA`
+ * of the process, which counts what a line or a file read into memory takes, not the files
+ * ripgrep maps, nor the binary's own mapping).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const MemoryCeiling = Schema.Struct({
+  maxBytes: Schema.Number,
+  enforcedBy: Schema.Literal("rlimit"),
+  /** Who set it: the launcher, or `/bin/sh`'s `ulimit -d` where no launcher is used (and why). */
+  reason: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type MemoryCeiling = typeof MemoryCeiling.Type
+
+/**
+ * Which guards applied to the engine (ripgrep) a Grep or Glob ran: whether the native launcher
+ * started it, whether Landlock confined its reads to the roots (and why not), and its memory
+ * ceiling (absent when the host set none: `engineMemoryMaxBytes` 0, or when no engine ran).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Guard = Schema.Struct({
+  /** The native launcher (`toolcap-confine`) started the engine. */
+  launcher: Schema.Boolean,
+  /** Landlock confined the engine's reads to the roots in force. */
+  landlockRead: Schema.Boolean,
+  /** Why Landlock did not confine the reads, when it did not. */
+  landlockReadReason: Schema.optional(Schema.String),
+  memoryCeiling: Schema.optional(MemoryCeiling)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Guard = typeof Guard.Type
+
+/**
  * Whether reads can be confined by the kernel here (the supervisor's probe, once per layer).
  *
  * @since 0.1.0
@@ -112,8 +164,17 @@ export const readBeneath: FiberRef.FiberRef<ReadonlyArray<string> | undefined> =
 >(undefined)
 
 /**
+ * The memory ceiling of the engine runs of the fiber running a search, in bytes (0: none).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const engineMemory: FiberRef.FiberRef<number> = FiberRef.unsafeMake<number>(0)
+
+/**
  * Runs `effect` with its searches confined to the roots in force (workspace, verified scratch,
- * approved external roots).
+ * approved external roots) and under the host's engine memory ceiling (`engineMemoryMaxBytes`;
+ * the default where no `Budgets` is provided).
  *
  * @since 0.1.0
  * @category constructors
@@ -122,17 +183,89 @@ export const withinRoots = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R | Workspace | Scratch.Scratch> =>
   Effect.flatMap(Roots.roots, (all) =>
-    Effect.locally(
-      effect,
-      readBeneath,
-      all.map((root) => root.path)
+    Effect.flatMap(Effect.serviceOption(Budgets.Budgets), (budgets) =>
+      effect.pipe(
+        Effect.locally(
+          readBeneath,
+          all.map((root) => root.path)
+        ),
+        Effect.locally(engineMemory, Option.getOrElse(budgets, () => Budgets.defaults).engineMemoryMaxBytes)
+      )
     )
   )
 
 /**
- * The command that runs `executable` with `args`, confined to reading beneath `directories` (and
- * the executable itself, `/dev/null` and the allocator's two settings files) when the kernel
- * supports it; unchanged otherwise.
+ * The guards of the engine runs of the current fiber (inside `withinRoots`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const currentGuard: Effect.Effect<Guard, never, Supervisor.Supervisor> = Effect.flatMap(
+  FiberRef.get(readBeneath),
+  (directories) =>
+    Effect.flatMap(FiberRef.get(engineMemory), (memoryBytes) => guard(directories, memoryBytes))
+)
+
+/**
+ * Sets the data ceiling in kilobytes (`ulimit -d`), then becomes the program; a refused ceiling
+ * exits 125, the launcher's status for "not confined" (never read as ripgrep's own exit 2).
+ */
+const ULIMIT_PROLOGUE = 'ulimit -d "$1" || exit 125; shift; exec "$@"'
+
+/** The shell that sets the ceiling where there is no launcher. */
+const SHELL = "/bin/sh"
+
+/**
+ * The guards of an engine run here: `directories` its reads are confined beneath (undefined: not
+ * confined), `memoryBytes` its ceiling (0: none).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const guard = (
+  directories: ReadonlyArray<string> | undefined,
+  memoryBytes: number
+): Effect.Effect<Guard, never, Supervisor.Supervisor> =>
+  Effect.map(support, (mode): Guard => {
+    const confined = directories !== undefined && mode.kind === "landlock"
+    // a launcher that failed its probe is not trusted to start ripgrep either
+    const launcherRuns =
+      launcher.kind === "found" && !(mode.kind === "none" && mode.reason.startsWith(Landlock.PROBE_FAILED))
+    const launcherUsed = confined || (memoryBytes > 0 && launcherRuns)
+    return {
+      launcher: launcherUsed,
+      landlockRead: confined,
+      ...(confined
+        ? {}
+        : {
+            landlockReadReason:
+              directories === undefined
+                ? "the run was not given roots to confine it to"
+                : mode.kind === "none"
+                  ? mode.reason
+                  : "not confined"
+          }),
+      ...(memoryBytes > 0
+        ? {
+            memoryCeiling: {
+              maxBytes: memoryBytes,
+              enforcedBy: "rlimit" as const,
+              ...(launcherUsed
+                ? {}
+                : {
+                    reason: `set by ${SHELL}'s ulimit -d: no launcher (${launcher.kind === "found" ? (mode.kind === "none" ? mode.reason : "not used") : launcher.reason})`
+                  })
+            }
+          }
+        : {})
+    }
+  })
+
+/**
+ * The command that runs `executable` with `args` under the guards of `guard` (`directories`,
+ * `memoryBytes`): confined to reading beneath `directories` (and the executable itself,
+ * `/dev/null` and the allocator's two settings files) when the kernel supports it, with its data
+ * ceiling set by the launcher, else by `/bin/sh`'s `ulimit -d`; unchanged when neither applies.
  *
  * @since 0.1.0
  * @category constructors
@@ -140,18 +273,33 @@ export const withinRoots = <A, E, R>(
 export const command = (
   executable: string,
   args: ReadonlyArray<string>,
-  directories: ReadonlyArray<string> | undefined
+  directories: ReadonlyArray<string> | undefined,
+  memoryBytes = 0
 ): Effect.Effect<
-  { readonly file: string; readonly args: ReadonlyArray<string> },
+  { readonly file: string; readonly args: ReadonlyArray<string>; readonly guard: Guard },
   never,
   Supervisor.Supervisor
 > =>
-  directories === undefined
-    ? Effect.succeed({ file: executable, args })
-    : Effect.map(support, (mode) => {
-        if (mode.kind === "none") return { file: executable, args }
+  Effect.flatMap(guard(directories, memoryBytes), (applied) =>
+    Effect.map(support, (mode) => {
+      const memory = applied.memoryCeiling === undefined ? [] : ["--memory", String(memoryBytes)]
+      if (applied.launcher) {
         const rules: Array<string> = []
-        for (const directory of [...directories, executable, "/dev/null", ...allocatorSettings()])
-          rules.push("--read", directory)
-        return { file: mode.launcher, args: [...rules, "--", executable, ...args] }
-      })
+        if (applied.landlockRead && mode.kind === "landlock")
+          for (const directory of [...directories!, executable, "/dev/null", ...allocatorSettings()])
+            rules.push("--read", directory)
+        const file = mode.kind === "landlock" ? mode.launcher : launcher.path
+        return { file, args: [...rules, ...memory, "--", executable, ...args], guard: applied }
+      }
+      if (applied.memoryCeiling !== undefined) {
+        // ulimit counts kilobytes: rounded down, the ceiling is never above what was asked
+        const kilobytes = String(Math.floor(memoryBytes / 1024))
+        return {
+          file: SHELL,
+          args: ["-c", ULIMIT_PROLOGUE, "sh", kilobytes, executable, ...args],
+          guard: applied
+        }
+      }
+      return { file: executable, args, guard: applied }
+    })
+  )

@@ -26,6 +26,7 @@ import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
+import * as Confinement from "./Confinement.js"
 import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
 import type * as Supervisor from "./Supervisor.js"
@@ -76,7 +77,9 @@ export const GlobResult = Schema.Struct({
    * Present when the directory was listed by toolcap's own walk instead of ripgrep confined by
    * the kernel to the roots (no Landlock here): why.
    */
-  unconfined: Schema.optional(Schema.String)
+  unconfined: Schema.optional(Schema.String),
+  /** Which guards applied to the listing: the launcher, Landlock's read confinement, the memory ceiling. */
+  guard: Confinement.Guard
 })
 
 /**
@@ -230,6 +233,7 @@ export const glob = (
       const matches: Array<string> = []
       let total = 0
       let unconfined: string | undefined
+      let guard = GlobList.hostGuard("listed from the host's file index (the host's own walk, kept current)")
       if (Option.isSome(indexed)) {
         // the index is in search order already: admit from the front, count the rest
         let open = true
@@ -256,6 +260,7 @@ export const glob = (
         )
         total = found.total
         unconfined = found.unconfined
+        guard = found.guard
         for (let at = 0; ; at++) {
           const file = found.at(at)
           if (file === undefined || !gate.admit(Order.renderedBytes(file.display))) break
@@ -283,7 +288,8 @@ export const glob = (
         matches,
         count: matches.length,
         ...told,
-        ...(unconfined !== undefined ? { unconfined } : {})
+        ...(unconfined !== undefined ? { unconfined } : {}),
+        guard
       }
     }).pipe(Effect.scoped),
     options?.signal

@@ -114,7 +114,9 @@ export type GrepMatch = typeof GrepMatch.Type
 const bounded = {
   truncated: Schema.Boolean,
   notice: Schema.optional(Schema.String),
-  truncation: Schema.optional(Truncation.Truncation)
+  truncation: Schema.optional(Truncation.Truncation),
+  /** Which guards applied to ripgrep: the launcher, Landlock's read confinement, the memory ceiling. */
+  guard: Confinement.Guard
 }
 
 /**
@@ -181,6 +183,7 @@ export type GrepError =
   | ToolError.ToolNotFound
   | ToolError.ToolPatternInvalid
   | ToolError.ToolSpawnFailed
+  | ToolError.ToolMemoryLimit
 
 /**
  * Options of a call.
@@ -215,6 +218,16 @@ const globFilterOf = (
       throw error
     }
   })
+
+/**
+ * ripgrep flags that leave out what a `glob` of the form `!name` (a literal file name, matched at
+ * any depth) excludes: the host's filter drops those files anyway, and ripgrep then never reads
+ * them (the way round a file too large for the memory ceiling). Any other glob is applied by the
+ * host alone, whose matcher is linear.
+ */
+const engineExclusion = (glob: string | undefined): ReadonlyArray<string> =>
+  // ripgrep trims a glob's surrounding whitespace: such a name is left to the host
+  glob !== undefined && glob.trim() === glob && /^![^*?[\]{}\\/!]+$/.test(glob) ? ["--glob", glob] : []
 
 /** The pattern as ripgrep arguments, plus stdin when it is too long for one argument. */
 const patternArguments = (
@@ -333,7 +346,13 @@ const search = (input: unknown) =>
       rg,
       cwd,
       mode,
-      flags: [...Rg.commonFlags, ...matchFlags, ...contextFlags, ...pattern.args],
+      flags: [
+        ...Rg.commonFlags,
+        ...matchFlags,
+        ...contextFlags,
+        ...engineExclusion(decoded.glob),
+        ...pattern.args
+      ],
       stdin: pattern.stdin,
       pattern: decoded.pattern,
       headLimit,
@@ -373,6 +392,7 @@ const search = (input: unknown) =>
     if (pinned !== undefined) yield* Pin.stillInPlace(pinned, target)
     if (indexable && Option.isNone(indexed)) yield* index.value.warm(target.realPath)
     const tail = {
+      guard: yield* Confinement.currentGuard,
       truncated: found.truncated,
       ...(found.notice !== undefined ? { notice: found.notice } : {}),
       ...(found.truncation !== undefined ? { truncation: found.truncation } : {})

@@ -12,10 +12,9 @@ import { tempDir, writeTree } from "./readFixtures.js"
 describe("Confinement", () => {
   it.scopedLive("an unconfined run (no roots) is the command itself", () =>
     Effect.gen(function* () {
-      assert.deepStrictEqual(yield* Confinement.command(rgPath, ["-n", "x"], undefined), {
-        file: rgPath,
-        args: ["-n", "x"]
-      })
+      const launch = yield* Confinement.command(rgPath, ["-n", "x"], undefined)
+      assert.deepStrictEqual({ file: launch.file, args: launch.args }, { file: rgPath, args: ["-n", "x"] })
+      assert.deepInclude(launch.guard, { landlockRead: false, launcher: false })
     }).pipe(Effect.provide(Supervisor.layer()))
   )
 

@@ -28,7 +28,16 @@ export interface Ordered {
   readonly total: number
   /** Why the list comes from the host's own walk rather than confined ripgrep; absent when confined. */
   readonly unconfined?: string | undefined
+  /** The guards of the listing. */
+  readonly guard: Confinement.Guard
 }
+
+/** The guards of a list made by the host's own walk (no engine, nothing to confine or bound). */
+export const hostGuard = (reason: string): Confinement.Guard => ({
+  launcher: false,
+  landlockRead: false,
+  landlockReadReason: reason
+})
 
 /**
  * A file-name suffix ripgrep may filter by itself: as a `--type-add` glob it must hold none of the
@@ -160,7 +169,7 @@ const byRipgrep = (
       })
     }
     const ordered = newestFirst()
-    return { at: (index: number) => ordered[index], total }
+    return { at: (index: number) => ordered[index], total, guard: yield* Confinement.currentGuard }
   }).pipe(Confinement.withinRoots)
 
 const byWalk = (
@@ -177,7 +186,12 @@ const byWalk = (
     ),
     (found) => {
       found.sort(Order.newestFirst)
-      return { at: (index) => found[index], total: found.length, unconfined }
+      return {
+        at: (index) => found[index],
+        total: found.length,
+        unconfined,
+        guard: hostGuard(`listed by the host's own walk: ${unconfined}`)
+      }
     }
   )
 

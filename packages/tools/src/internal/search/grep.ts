@@ -14,6 +14,7 @@ import type * as Supervisor from "../../Supervisor.js"
 import * as Notice from "../notice.js"
 import * as Hits from "./hits.js"
 import * as Lanes from "./lanes.js"
+import type * as Memory from "./memory.js"
 import { type Candidate, type Candidates, unknownType } from "./list.js"
 import * as Order from "./order.js"
 import * as Records from "./records.js"
@@ -211,7 +212,7 @@ export const collect = (
   c: CollectInput
 ): Effect.Effect<
   Collected,
-  ToolError.ToolPatternInvalid | ToolError.ToolSpawnFailed,
+  ToolError.ToolPatternInvalid | ToolError.ToolSpawnFailed | ToolError.ToolMemoryLimit,
   Supervisor.Supervisor
 > =>
   Effect.gen(function* () {
@@ -290,7 +291,10 @@ export const collectWalk = (
   }
 ): Effect.Effect<
   Collected,
-  ToolError.ToolPatternInvalid | ToolError.ToolSpawnFailed | ToolError.ToolInvalidInput,
+  | ToolError.ToolPatternInvalid
+  | ToolError.ToolSpawnFailed
+  | ToolError.ToolInvalidInput
+  | ToolError.ToolMemoryLimit,
   Supervisor.Supervisor
 > =>
   Effect.gen(function* () {
@@ -404,10 +408,40 @@ export const collectWalk = (
       (stop) => (stopRun = stop)
     )
     yield* unknownType(exit)
-    yield* Hits.runFailure(c, exit)
+    yield* Hits.runFailure(c, exit, walkedFiles(c))
     if (!done) {
       close()
       if (!done) flush()
     }
     return result.finish()
   })
+
+/**
+ * The files a walk run searched, listed again (only after it died at its memory ceiling, to name
+ * the file): ripgrep's list of the same selection, which runs in far less memory than a search.
+ */
+const walkedFiles = (c: {
+  readonly rg: string
+  readonly cwd: string
+  readonly root: string
+  readonly displayPrefix: string
+  readonly selection: ReadonlyArray<string>
+  readonly keep: ((relative: string) => boolean) | undefined
+}): Effect.Effect<ReadonlyArray<Memory.RunFile>, never, Supervisor.Supervisor> => {
+  const files: Array<Memory.RunFile> = []
+  const decoder = Records.decoder("filesWithMatches", 0, (record) => {
+    const relative = record.path.startsWith("./") ? record.path.slice(2) : record.path
+    if (c.keep !== undefined && !c.keep(relative)) return
+    files.push({ display: c.displayPrefix + relative, absolute: c.root + path.sep + relative })
+  })
+  return Rg.run(
+    c.rg,
+    [...Rg.commonFlags, "--files", "--null", ...c.selection, ...Rg.excludeGitFlags, "--", "."],
+    { cwd: c.cwd, onData: (chunk) => decoder.push(chunk) }
+  ).pipe(
+    Effect.tap(() => Effect.sync(() => decoder.end())),
+    Effect.as(files),
+    // unlisted, no file can be named: the error says so
+    Effect.orElseSucceed(() => files)
+  )
+}

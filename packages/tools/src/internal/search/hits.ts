@@ -8,7 +8,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type Budgets, LineClip, ToolError, Utf8 } from "@toolcap/limits"
 import * as Binary from "../../Binary.js"
+import type * as Supervisor from "../../Supervisor.js"
 import type { Candidate } from "./list.js"
+import * as Memory from "./memory.js"
 import * as Records from "./records.js"
 import * as Rg from "./ripgrep.js"
 
@@ -124,19 +126,32 @@ export const runInto = (
     () => Effect.sync(() => decoder.end())
   )
 
-/** The pattern's refusal or the run's end by a signal, as the tool reports them. */
-export const runFailure = (c: { readonly pattern: string }, exit: Rg.Exit) =>
-  // ripgrep refuses a bad pattern before it searches: exit 2 and its reason (file errors are
-  // silenced by --no-messages, so they never print)
-  exit.code === 2 && exit.stderr.trim() !== ""
-    ? Effect.fail(
-        new ToolError.ToolPatternInvalid({ pattern: c.pattern, reason: Rg.describeError(exit.stderr) })
-      )
-    : exit.signal !== null && !exit.stopped
+/**
+ * The run's end at its memory ceiling (the files it was searching, listed only then), the
+ * pattern's refusal, or its end by a signal, as the tool reports them.
+ */
+export const runFailure = (
+  c: { readonly pattern: string },
+  exit: Rg.Exit,
+  files: Effect.Effect<ReadonlyArray<Memory.RunFile>, never, Supervisor.Supervisor>
+): Effect.Effect<
+  void,
+  ToolError.ToolPatternInvalid | ToolError.ToolSpawnFailed | ToolError.ToolMemoryLimit,
+  Supervisor.Supervisor
+> =>
+  exit.memoryExhausted
+    ? Effect.flatMap(files, (listed) => Effect.fail(Memory.limitError("Grep", exit.memoryBytes, listed)))
+    : // ripgrep refuses a bad pattern before it searches: exit 2 and its reason (file errors are
+      // silenced by --no-messages, so they never print)
+      exit.code === 2 && exit.stderr.trim() !== ""
       ? Effect.fail(
-          new ToolError.ToolSpawnFailed({ command: "rg", reason: `it was ended by ${exit.signal}` })
+          new ToolError.ToolPatternInvalid({ pattern: c.pattern, reason: Rg.describeError(exit.stderr) })
         )
-      : Effect.void
+      : exit.signal !== null && !exit.stopped
+        ? Effect.fail(
+            new ToolError.ToolSpawnFailed({ command: "rg", reason: `it was ended by ${exit.signal}` })
+          )
+        : Effect.void
 
 /** Bytes of the UTF-8 sequence a byte starts (1 for a continuation or an invalid byte). */
 const sequenceLength = (byte: number): number =>

@@ -80,7 +80,7 @@ export const searchOrdered = (
   bytesLeft: number
 ): Effect.Effect<
   Map<string, Hits.FileHits>,
-  ToolError.ToolPatternInvalid | ToolError.ToolSpawnFailed,
+  ToolError.ToolPatternInvalid | ToolError.ToolSpawnFailed | ToolError.ToolMemoryLimit,
   Supervisor.Supervisor
 > =>
   Effect.gen(function* () {
@@ -242,6 +242,15 @@ export const searchOrdered = (
       },
       { concurrency: "unbounded" }
     )
-    for (const exit of exits) if (exit !== undefined) yield* Hits.runFailure(c, exit)
+    for (let lane = 0; lane < lanes; lane++) {
+      const exit = exits[lane]
+      // the files this lane was given (a walk: every file of the run)
+      if (exit !== undefined)
+        yield* Hits.runFailure(
+          c,
+          exit,
+          Effect.sync(() => batchOf().filter((_, at) => walk || at % lanes === lane))
+        )
+    }
     return hits
   })

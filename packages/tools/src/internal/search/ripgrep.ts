@@ -58,7 +58,17 @@ export interface Exit {
   readonly stderr: string
   /** True when the run was stopped by `stop()` from `onData`. */
   readonly stopped: boolean
+  /** True when an allocation failed at the run's memory ceiling and ended it. */
+  readonly memoryExhausted: boolean
+  /** The run's memory ceiling in bytes (0: none). */
+  readonly memoryBytes: number
 }
+
+/**
+ * What Rust's allocator prints before it aborts the process when an allocation fails (at the
+ * ceiling, the kernel refuses the memory).
+ */
+const ALLOCATION_FAILED = /memory allocation of \d+ bytes failed/
 
 export interface RunOptions {
   readonly cwd: string
@@ -78,9 +88,21 @@ export const run = (
   options: RunOptions
 ): Effect.Effect<Exit, ToolError.ToolSpawnFailed, Supervisor.Supervisor> =>
   Effect.gen(function* () {
-    // confined by the kernel to reading beneath the roots, where it can be (Confinement)
-    const launch = yield* Confinement.command(rg, args, yield* FiberRef.get(Confinement.readBeneath))
-    const exit = yield* runProcess(rg, launch.file, launch.args, options)
+    // confined by the kernel to reading beneath the roots, where it can be, under the memory
+    // ceiling (Confinement)
+    const memoryBytes = yield* FiberRef.get(Confinement.engineMemory)
+    const launch = yield* Confinement.command(
+      rg,
+      args,
+      yield* FiberRef.get(Confinement.readBeneath),
+      memoryBytes
+    )
+    const ran = yield* runProcess(rg, launch.file, launch.args, options)
+    const exit: Exit = {
+      ...ran,
+      memoryBytes,
+      memoryExhausted: memoryBytes > 0 && ran.signal === "SIGABRT" && ALLOCATION_FAILED.test(ran.stderr)
+    }
     // ripgrep itself exits 0, 1 or 2; 125 to 127 are the confinement launcher's (it could not set
     // up, found no file to exec, could not exec it): ripgrep never ran, which must not read as
     // "no match"
@@ -102,7 +124,11 @@ const runProcess = (
   file: string,
   args: ReadonlyArray<string>,
   options: RunOptions
-): Effect.Effect<Exit, ToolError.ToolSpawnFailed, Supervisor.Supervisor> =>
+): Effect.Effect<
+  Omit<Exit, "memoryExhausted" | "memoryBytes">,
+  ToolError.ToolSpawnFailed,
+  Supervisor.Supervisor
+> =>
   // a plain chain, not a generator: a Grep runs ripgrep two or three times
   Effect.flatMap(Supervisor.Supervisor, (supervisor) =>
     Effect.scoped(
@@ -130,18 +156,21 @@ const runProcess = (
             },
             () => Deferred.unsafeDone(ended, Effect.void)
           )
-          return Effect.flatMap(Deferred.await(ended), (): Effect.Effect<Exit> => {
-            // stopped early: closing the scope kills it
-            if (stopped) return Effect.succeed({ code: null, signal: "SIGKILL", stderr, stopped })
-            return Effect.flatMap(proc.exit, (status) =>
-              Effect.as(proc.drained, {
-                code: status.code,
-                signal: status.signal as NodeJS.Signals | null,
-                stderr,
-                stopped
-              })
-            )
-          })
+          return Effect.flatMap(
+            Deferred.await(ended),
+            (): Effect.Effect<Omit<Exit, "memoryExhausted" | "memoryBytes">> => {
+              // stopped early: closing the scope kills it
+              if (stopped) return Effect.succeed({ code: null, signal: "SIGKILL", stderr, stopped })
+              return Effect.flatMap(proc.exit, (status) =>
+                Effect.as(proc.drained, {
+                  code: status.code,
+                  signal: status.signal as NodeJS.Signals | null,
+                  stderr,
+                  stopped
+                })
+              )
+            }
+          )
         }
       )
     )

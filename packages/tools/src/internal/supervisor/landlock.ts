@@ -8,6 +8,9 @@ import * as Either from "effect/Either"
 import type { Landlock } from "../../Supervisor.js"
 import { launcher } from "./launcherPath.js"
 
+/** How a reason starts when the launcher itself did not run: it is then used for nothing else. @internal */
+export const PROBE_FAILED = "the launcher failed its probe"
+
 /** The environment variable that turns confinement off (`off`), e.g. to compare with the fallback. @internal */
 export const disableVariable = "TOOLCAP_CONFINEMENT"
 
@@ -46,7 +49,7 @@ export const detect = (
     if (failed !== undefined || !Number.isSafeInteger(abi)) {
       return {
         kind: "none",
-        reason: `the launcher failed its probe (${failed ?? "no ABI in its answer"})`
+        reason: `${PROBE_FAILED} (${failed ?? "no ABI in its answer"})`
       } as const
     }
     if (abi < 1) return { kind: "none", reason: "the kernel does not offer Landlock" } as const
