@@ -131,6 +131,11 @@ describe("toolcap call --text and --profile", () => {
       "--text"
     ])
     assert.strictEqual(grep.stdout, 'q.ts:1:const s = "hello\tworld";\n')
+    // the guards ripgrep ran under, for the person reading, on stderr
+    assert.match(
+      grep.stderr,
+      /toolcap: Grep: (ripgrep started by the launcher|no launcher); reads (confined to the roots by Landlock|not confined by the kernel \(.+\)); memory ceiling 512 MiB \(RLIMIT_DATA/
+    )
     const missing = await runCli(["call", "Read", '{"path":"missing.txt"}', ...base, "--text"])
     assert.strictEqual(missing.code, 2)
     assert.match(missing.stdout, /^TOOL_NOT_FOUND: /)

@@ -93,6 +93,11 @@ describe("viewer in Chromium", () => {
     const hit = page.locator('.hit[data-line="5000"]')
     await hit.waitFor()
     assert.strictEqual(await page.locator(".hit-count").textContent(), "1 match")
+    // how ripgrep was guarded, as the Grep result reports it
+    assert.match(
+      (await page.locator(".guard").textContent()) ?? "",
+      /^ripgrep (confined by Landlock|not confined), memory ≤ 512 MiB$/
+    )
     await hit.click()
     const target = page.locator('.line.target[data-line="5000"]')
     await target.waitFor()

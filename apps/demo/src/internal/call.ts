@@ -13,6 +13,7 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import { ModelOutput, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
 import { Budgets } from "@toolcap/limits"
+import type { Confinement } from "@toolcap/tools"
 import * as Argv from "./argv.js"
 import { ExitCode, printLine, printText, runMain, setExitCode, streamLine } from "./output.js"
 import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
@@ -41,6 +42,21 @@ const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
       })
   })
 
+/** The guards a Grep or Glob result reports, as one line for a person; undefined for other tools. @internal */
+export const guardLine = (tool: string, result: unknown): string | undefined => {
+  const guard = (result as { readonly guard?: Confinement.Guard }).guard
+  if ((tool !== "Grep" && tool !== "Glob") || guard === undefined) return undefined
+  const reads = guard.landlockRead
+    ? "reads confined to the roots by Landlock"
+    : `reads not confined by the kernel (${guard.landlockReadReason ?? "no reason given"})`
+  const ceiling = guard.memoryCeiling
+  const memory =
+    ceiling === undefined
+      ? "no memory ceiling"
+      : `memory ceiling ${Math.round(ceiling.maxBytes / 1024 / 1024)} MiB (RLIMIT_DATA${ceiling.reason === undefined ? "" : `, ${ceiling.reason}`})`
+  return `toolcap: ${tool}: ${guard.launcher ? "ripgrep started by the launcher" : "no launcher"}; ${reads}; ${memory}`
+}
+
 /** How an answer is printed: one JSON line, the stream's last NDJSON line, or the model's text. @internal */
 export type AnswerFormat = "json" | "stream" | "text"
 
@@ -53,6 +69,9 @@ export const answer = (tool: string, exit: Exit.Exit<unknown, unknown>, format: 
     const outcome = settled.right
     if (format === "text") {
       yield* printText(ModelOutput.text(tool, outcome))
+      // for the person reading: which guards applied (on stderr: stdout is the model's text)
+      const guard = outcome.ok ? guardLine(tool, outcome.result) : undefined
+      if (guard !== undefined) yield* Effect.sync(() => process.stderr.write(`${guard}\n`))
     } else if (format === "stream") {
       yield* printLine(
         outcome.ok ? { type: "result", result: outcome.result } : { type: "error", error: outcome.error }

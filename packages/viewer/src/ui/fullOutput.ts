@@ -5,7 +5,7 @@
  * window per screen. Long lines wrap; every line shows its number. Search goes through Grep.
  */
 import { formatCount, h, json } from "./dom.js"
-import type { GrepMatch, Info, Outcome, ReadResult } from "./types.js"
+import type { EngineGuard, GrepMatch, Info, Outcome, ReadResult } from "./types.js"
 
 /** Lines drawn at once: more than a tall screen holds, so wrapped lines never leave a blank. */
 const LINES_DRAWN = 120
@@ -197,23 +197,46 @@ export const mount = (root: HTMLElement, info: () => Promise<Info>): FullOutput 
     else void refresh()
   }
 
+  /** One short line on how ripgrep was guarded; the reasons in its tooltip. */
+  const guardSummary = (guard: EngineGuard): string =>
+    `ripgrep ${guard.landlockRead ? "confined by Landlock" : "not confined"}, ${
+      guard.memoryCeiling === undefined
+        ? "no memory ceiling"
+        : `memory ≤ ${Math.round(guard.memoryCeiling.maxBytes / 1024 / 1024)} MiB`
+    }`
+  const guardDetail = (guard: EngineGuard): string =>
+    [
+      guard.launcher ? "started by toolcap-confine" : "started without the launcher",
+      guard.landlockReadReason,
+      guard.memoryCeiling?.reason
+    ]
+      .filter((part) => part !== undefined)
+      .join("; ")
+
   const search = async () => {
     if (path === "" || searchInput.value === "") return
     const url = `/api/grep?path=${encodeURIComponent(path)}&pattern=${encodeURIComponent(searchInput.value)}&caseInsensitive=${caseBox.checked}`
     hits.replaceChildren(h("li", {}, "searching…"))
-    const { body } =
-      await json<Outcome<{ matches: ReadonlyArray<GrepMatch>; count: number; truncated: boolean }>>(url)
+    const { body } = await json<
+      Outcome<{
+        matches: ReadonlyArray<GrepMatch>
+        count: number
+        truncated: boolean
+        guard: EngineGuard
+      }>
+    >(url)
     if (!body.ok) {
       hits.replaceChildren(h("li", { class: "error-message" }, `${body.error.code}: ${body.error.message}`))
       return
     }
-    const { matches, count, truncated } = body.result
+    const { matches, count, truncated, guard } = body.result
     hits.replaceChildren(
       h(
         "li",
         { class: "hit-count" },
         `${formatCount(count)} match${count === 1 ? "" : "es"}${truncated ? " (first ones shown)" : ""}`
       ),
+      h("li", { class: "guard", title: guardDetail(guard) }, guardSummary(guard)),
       ...matches.map((match) => {
         const button = h(
           "button",

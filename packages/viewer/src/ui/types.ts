@@ -37,6 +37,14 @@ export interface ReadResult {
   readonly notice?: string
 }
 
+/** Which guards applied to the ripgrep of a Grep. */
+export interface EngineGuard {
+  readonly launcher: boolean
+  readonly landlockRead: boolean
+  readonly landlockReadReason?: string
+  readonly memoryCeiling?: { readonly maxBytes: number; readonly reason?: string }
+}
+
 export interface GrepMatch {
   readonly path: string
   readonly line: number
