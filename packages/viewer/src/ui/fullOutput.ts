@@ -17,6 +17,22 @@ const SPACER_MAX_PIXELS = 8_000_000
 /** Lines kept in the page's cache before it is emptied (a few screens either way). */
 const CACHE_MAX_LINES = 20_000
 
+/** One short line on how ripgrep was guarded; the reasons in its tooltip. */
+const guardSummary = (guard: EngineGuard): string =>
+  `ripgrep ${guard.landlockRead ? "confined by Landlock" : "not confined"}, ${
+    guard.memoryCeiling === undefined
+      ? "no memory ceiling"
+      : `memory ≤ ${Math.round(guard.memoryCeiling.maxBytes / 1024 / 1024)} MiB`
+  }`
+const guardDetail = (guard: EngineGuard): string =>
+  [
+    guard.launcher ? "started by toolcap-confine" : "started without the launcher",
+    guard.landlockReadReason,
+    guard.memoryCeiling?.reason
+  ]
+    .filter((part) => part !== undefined)
+    .join("; ")
+
 /** Spill files listed per session before the list says how many more there are (buttons are cheap; a session holds few). */
 const SPILLS_LISTED = 1000
 
@@ -196,22 +212,6 @@ export const mount = (root: HTMLElement, info: () => Promise<Info>): FullOutput 
     if (line !== undefined) goto(line)
     else void refresh()
   }
-
-  /** One short line on how ripgrep was guarded; the reasons in its tooltip. */
-  const guardSummary = (guard: EngineGuard): string =>
-    `ripgrep ${guard.landlockRead ? "confined by Landlock" : "not confined"}, ${
-      guard.memoryCeiling === undefined
-        ? "no memory ceiling"
-        : `memory ≤ ${Math.round(guard.memoryCeiling.maxBytes / 1024 / 1024)} MiB`
-    }`
-  const guardDetail = (guard: EngineGuard): string =>
-    [
-      guard.launcher ? "started by toolcap-confine" : "started without the launcher",
-      guard.landlockReadReason,
-      guard.memoryCeiling?.reason
-    ]
-      .filter((part) => part !== undefined)
-      .join("; ")
 
   const search = async () => {
     if (path === "" || searchInput.value === "") return
