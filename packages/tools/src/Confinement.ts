@@ -3,7 +3,7 @@
  * by path inside its own process, so no check made in ours can close the race of a symlink
  * swapped under it; the kernel can. On Linux with Landlock (5.13+, unprivileged), ripgrep is
  * started through a tiny launcher (`native/confine.c`, built by the package's build into
- * `dist/native/toolcap-confine`) that restricts itself to reading beneath the roots in force and
+ * `dist/native/linux-<arch>/toolcap-confine`) that restricts itself to reading beneath the roots in force and
  * then execs ripgrep: whatever is swapped under it, it cannot open a file outside them.
  *
  * Support is detected once per `Supervisor` layer (the supervisor runs the launcher's probe): the
