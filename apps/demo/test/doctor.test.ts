@@ -40,6 +40,13 @@ describe("toolcap doctor", () => {
     assert.strictEqual(lines.get("sqlite")?.status, "ok")
     assert.match(lines.get("sqlite")!.detail, /SQLite \d+\.\d+/)
     assert.include(["ok", "fallback"], lines.get("cgroup")?.status)
+    // which launcher was found, and where: the package's own build output (where a compiler built it)
+    if (lines.get("launcher")?.status === "ok")
+      assert.match(
+        lines.get("launcher")!.detail,
+        new RegExp(`/dist/native/linux-${process.arch}/toolcap-confine \\(shipped in the package\\)$`)
+      )
+    else assert.include(lines.get("launcher")!.detail, "no launcher at")
     assert.deepStrictEqual(fs.readdirSync(scratch), [], "the doctor removed its temporary directory")
   })
 
