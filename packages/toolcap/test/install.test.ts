@@ -14,9 +14,16 @@
  * published declarations, with a `@ts-expect-error` on a misused result field; the tools run
  * through the Promise API (ESM and `require`), the AI SDK tools with the host's own `ai`, and
  * `npx toolcap call`, `demo`, `doctor` and `mcp` (driven by the host's own MCP SDK client).
+ *
+ * The native launchers ship inside the tarball (both architectures, 5 MB at most with everything
+ * else, the same bytes a fresh build gives): from the bare install, a Bash call through the
+ * Promise API and through `toolcap call` runs its shell as a child of the installed launcher (read
+ * from `/proc`), Grep reports the launcher, and the doctor names it; with the launcher removed
+ * from the install, every one of them reports the fallback and why.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
+import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -485,4 +492,118 @@ console.log(JSON.stringify({ ai, mcp, checkpoint }))
       assert.notInclude(text, packageDir, `${file} holds a path of the build`)
     }
   })
+})
+
+/** The most bytes the tarball may take with both launchers. */
+const TARBALL_MAX_BYTES = 5 * 1024 * 1024
+
+/** A Bash command printing its shell's pid, the parent's pid, and the parent's executable, as JSON. */
+const PARENT_COMMAND = `ppid=$(cut -d' ' -f4 /proc/$$/stat); printf '{"shell":%s,"parent":%s,"exe":"%s"}' $$ "$ppid" "$(readlink /proc/$ppid/exe)"`
+
+/** A Bash and a Grep through the Promise API of the installed package. */
+const guardScript = `import { createToolHost } from "toolcap"
+const host = await createToolHost({ workspace: process.cwd(), dataDir: ${JSON.stringify(dataDir)}, sessionId: "guard" })
+const bash = await host.call("Bash", { command: ${JSON.stringify(PARENT_COMMAND)} })
+const grep = await host.call("Grep", { pattern: "hello", path: "README.md" })
+await host.close()
+console.log(JSON.stringify({ bash, grep }))
+`
+
+const sha256 = (file: string) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")
+
+describe("the native launcher inside the package", () => {
+  const project = projectOf("bare")
+  const nativeDir = () => path.join(installed("toolcap", project), "dist", "native")
+  const launcher = () => path.join(nativeDir(), `linux-${process.arch}`, "toolcap-confine")
+  const tarball = () =>
+    path.join(
+      tarballs,
+      fs.readdirSync(tarballs).find((file) => file.startsWith("toolcap-"))!
+    )
+
+  it("ships the launcher of each architecture built, within 5 MB, the bytes of a fresh build", async () => {
+    assert.isAtMost(fs.statSync(tarball()).size, TARBALL_MAX_BYTES)
+    const listed = (await succeed("tar", ["-tzf", tarball()], tmp)).stdout.split("\n")
+    const built = fs.readdirSync(path.join(packageDir, "..", "tools", "dist", "native"))
+    assert.include(built, `linux-${process.arch}`)
+    for (const platform of built.filter((entry) => entry.startsWith("linux-")))
+      assert.include(listed, `package/dist/native/${platform}/toolcap-confine`)
+    // a second build from the sources gives the same bytes: what ships is reproducible
+    const again = path.join(tmp, "launcher-again")
+    await succeed(
+      process.execPath,
+      [path.join(packageDir, "..", "tools", "native", "build.mjs"), "--out", again],
+      tmp
+    )
+    for (const platform of fs.readdirSync(again))
+      assert.strictEqual(
+        sha256(path.join(nativeDir(), platform, "toolcap-confine")),
+        sha256(path.join(again, platform, "toolcap-confine")),
+        platform
+      )
+  }, 120_000)
+
+  /** Bash's shell and Grep from the Promise API, and Bash's shell from `toolcap call`. */
+  const calls = async () => {
+    const api = JSON.parse(
+      (await succeed(process.execPath, [writeIn(project, "guard.mjs", guardScript)], project)).stdout
+    ) as { bash: Outcome; grep: Outcome }
+    const call = JSON.parse(
+      (
+        await succeed(
+          "npx",
+          [
+            "--no",
+            "toolcap",
+            "call",
+            "Bash",
+            JSON.stringify({ command: PARENT_COMMAND }),
+            "--data-dir",
+            dataDir
+          ],
+          project
+        )
+      ).stdout
+    ) as Outcome
+    const doctor = (await run("npx", ["--no", "toolcap", "doctor"], project)).stdout
+    return { bashes: [api.bash, call], grep: api.grep, doctor }
+  }
+  const parentOf = (bash: Outcome) =>
+    JSON.parse(String(bash.result["stdout"])) as { shell: number; parent: number; exe: string }
+
+  it("every entry finds it: the shell's parent is the installed launcher, Grep and the doctor report it", async () => {
+    const { bashes, grep, doctor } = await calls()
+    for (const bash of bashes) {
+      assert.isTrue(bash.ok, JSON.stringify(bash))
+      const termination = bash.result["termination"] as Record<string, unknown>
+      assert.strictEqual(termination["cgroupEntry"], "launcher", JSON.stringify(termination))
+      const { shell, parent, exe } = parentOf(bash)
+      assert.notStrictEqual(shell, parent)
+      assert.strictEqual(exe, launcher())
+    }
+    assert.deepInclude(grep.result["guard"] as Record<string, unknown>, { launcher: true })
+    assert.match(doctor, new RegExp(`^launcher\\s+ok\\s+${launcher()} \\(shipped in the package\\)`, "m"))
+  }, 120_000)
+
+  it("with the launcher removed from the install, each reports the fallback and why", async () => {
+    const file = launcher()
+    fs.renameSync(file, `${file}.moved`)
+    try {
+      const { bashes, grep, doctor } = await calls()
+      const why = `no launcher at ${file}`
+      for (const bash of bashes) {
+        assert.isTrue(bash.ok, JSON.stringify(bash))
+        const termination = bash.result["termination"] as Record<string, unknown>
+        assert.strictEqual(termination["cgroupEntry"], "prologue", JSON.stringify(termination))
+        assert.include(String(termination["fallbackReason"]), why)
+        assert.notStrictEqual(parentOf(bash).exe, file)
+      }
+      const guard = grep.result["guard"] as Record<string, unknown>
+      assert.deepInclude(guard, { launcher: false, landlockRead: false })
+      assert.include(String(guard["landlockReadReason"]), why)
+      assert.match(doctor, new RegExp(`^launcher\\s+fallback\\s+${why}`, "m"))
+    } finally {
+      fs.renameSync(`${file}.moved`, file)
+    }
+  }, 120_000)
 })
