@@ -48,6 +48,13 @@ const node = (): Check =>
 const WITHOUT_LAUNCHER =
   "Bash enters its cgroup through a sh prologue and ripgrep runs without Landlock (TOOLCAP_LAUNCHER names a launcher)"
 
+/** Where the doctor says a launcher came from. */
+const LAUNCHER_SOURCE: Record<Confinement.LauncherSource, string> = {
+  variable: "named by TOOLCAP_LAUNCHER",
+  package: "shipped in the package",
+  repository: "the repository's build output"
+}
+
 const launcher = (): Check => {
   const found = Confinement.launcher
   switch (found.kind) {
@@ -55,7 +62,7 @@ const launcher = (): Check => {
       return {
         name: "launcher",
         status: "ok",
-        detail: `${found.path} (${found.source === "variable" ? "named by TOOLCAP_LAUNCHER" : "shipped in the package"})`
+        detail: `${found.path} (${LAUNCHER_SOURCE[found.source]})`
       }
     case "absent":
       return { name: "launcher", status: "fallback", detail: `${found.reason}: ${WITHOUT_LAUNCHER}` }

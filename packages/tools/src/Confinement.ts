@@ -51,6 +51,16 @@ export type Support = Supervisor.Landlock
 export type Launcher = LauncherPath.Resolved
 
 /**
+ * Where a launcher was found: `variable` (`TOOLCAP_LAUNCHER`), `package` (the running package's
+ * own `dist/native/`), `repository` (a bundle of this repository built before the launcher was
+ * copied into it: `@toolcap/tools`' build output beside it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LauncherSource = LauncherPath.Source
+
+/**
  * The launcher, resolved once when the package loads.
  *
  * @since 0.1.0

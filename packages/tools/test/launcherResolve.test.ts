@@ -100,6 +100,24 @@ describe("the launcher's resolver", () => {
     assert.strictEqual(resolveFrom(packageWith("arm64", elf(183)), { arch: "arm64" }).kind, "found")
   })
 
+  it("a package without its own launcher takes @toolcap/tools' build output beside it, and only that package's", () => {
+    const repository = path.join(tmp, `repository-${packages++}`)
+    const bundle = path.join(repository, "toolcap")
+    const tools = path.join(repository, "tools")
+    fs.mkdirSync(path.join(bundle, "dist", "chunks"), { recursive: true })
+    fs.writeFileSync(path.join(bundle, "package.json"), JSON.stringify({ name: "toolcap" }))
+    const built = path.join(tools, "dist", "native", "linux-x64", "toolcap-confine")
+    fs.mkdirSync(path.dirname(built), { recursive: true })
+    fs.writeFileSync(built, elf(62), { mode: 0o755 })
+    fs.writeFileSync(path.join(tools, "package.json"), JSON.stringify({ name: "@toolcap/tools" }))
+    assert.deepStrictEqual(resolveFrom(bundle), { kind: "found", path: built, source: "repository" })
+    // another package that happens to sit there as "tools" is never run
+    fs.writeFileSync(path.join(tools, "package.json"), JSON.stringify({ name: "tools" }))
+    const other = resolveFrom(bundle)
+    assert.strictEqual(other.kind, "absent")
+    assert.strictEqual(other.path, path.join(bundle, "dist", "native", "linux-x64", "toolcap-confine"))
+  })
+
   it.runIf(process.getuid?.() === 0)(
     "on a noexec mount: unusable, not broken (a fact of the machine)",
     () => {

@@ -4,7 +4,8 @@
  * package's sources, its `dist`, and each bundle of the `toolcap` package): `TOOLCAP_LAUNCHER`
  * when set, else `dist/native/<platform>-<arch>/toolcap-confine` of the package this module was
  * loaded from (the nearest folder above it holding a `package.json`: `@toolcap/tools` in this
- * repository, `toolcap` in an install). A file there is used only when it can run here.
+ * repository, `toolcap` in an install), else the repository's build output of `@toolcap/tools`
+ * beside that package. A file there is used only when it can run here.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -29,9 +30,18 @@ const ELF_HEADER_BYTES = 20
  * binary), as opposed to a fact of this machine (a `noexec` mount).
  */
 export type Resolved =
-  | { readonly kind: "found"; readonly path: string; readonly source: "variable" | "package" }
+  | { readonly kind: "found"; readonly path: string; readonly source: Source }
   | { readonly kind: "absent"; readonly path: string; readonly reason: string }
   | { readonly kind: "unusable"; readonly path: string; readonly reason: string; readonly broken: boolean }
+
+/**
+ * Where a launcher was found: named by the variable, the running package's own, or (a bundle of
+ * this repository built before the launcher was copied into it) the repository's build output.
+ */
+export type Source = "variable" | "package" | "repository"
+
+/** The package whose build output holds the launcher in this repository. */
+const TOOLS_PACKAGE = "@toolcap/tools"
 
 /** The nearest folder at or above `dir` that holds a `package.json`, if any. */
 const packageRoot = (dir: string): string | undefined => {
@@ -58,7 +68,7 @@ const elfMachine = (file: string): number | undefined => {
 }
 
 /** Whether `file` can run here, or why not. */
-const check = (file: string, source: "variable" | "package", arch: string): Resolved => {
+const check = (file: string, source: Source, arch: string): Resolved => {
   let stats: fs.Stats
   try {
     stats = fs.statSync(file)
@@ -109,7 +119,8 @@ const check = (file: string, source: "variable" | "package", arch: string): Reso
 /**
  * Resolves the launcher: `variable` (the value of `TOOLCAP_LAUNCHER`; empty is unset) names it
  * outright (a named launcher that cannot run is reported, never replaced by another), else the
- * package's own build output for `platform`-`arch`, from the package above `moduleFile`.
+ * package's own build output for `platform`-`arch`, from the package above `moduleFile`, else
+ * (none there) the build output of `@toolcap/tools` beside that package in this repository.
  */
 export const resolve = (input: {
   readonly variable: string | undefined
@@ -131,7 +142,26 @@ export const resolve = (input: {
       reason: `no launcher is built for linux-${input.arch} (only linux-x64 and linux-arm64)`
     }
   }
-  return check(file, "package", input.arch)
+  const own = check(file, "package", input.arch)
+  if (own.kind !== "absent") return own
+  // beside it in this repository, the tools package's build output (never another package's)
+  const tools = path.join(path.dirname(root), "tools")
+  if (packageName(tools) !== TOOLS_PACKAGE || path.resolve(tools) === path.resolve(root)) return own
+  const built = check(
+    path.join(tools, "dist", "native", `${input.platform}-${input.arch}`, "toolcap-confine"),
+    "repository",
+    input.arch
+  )
+  return built.kind === "absent" ? own : built
+}
+
+/** The `name` of the package at `dir`, if it has a readable `package.json`. */
+const packageName = (dir: string): string | undefined => {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string }).name
+  } catch {
+    return undefined
+  }
 }
 
 /** The launcher of this process, resolved when the module loads. */
