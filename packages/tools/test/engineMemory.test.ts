@@ -6,7 +6,7 @@
 // result reports its guard. Long mode: 100 runs of the attack, 0 failures.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import * as fc from "effect/FastCheck"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -39,34 +39,48 @@ interface Measured {
   readonly maxrssBytes: number
 }
 
-/** One Grep in a process of its own (`engineMemoryChild.ts`), with its children's peak RSS. */
+/**
+ * One Grep in a process of its own (`engineMemoryChild.ts`), with its children's peak RSS; waited
+ * for without blocking this process (the test runner's own messages go on meanwhile).
+ */
 const measuredGrep = (
   workspace: string,
   dataDir: string,
   input: Record<string, unknown>,
   env: Record<string, string> = {}
-): Measured => {
-  const child = spawnSync(
-    "python3",
-    [
-      "-c",
-      PEAK_OF_CHILDREN,
-      process.execPath,
-      "--conditions=@toolcap/source",
-      "--import",
-      "tsx",
-      path.join(import.meta.dirname, "engineMemoryChild.ts"),
-      workspace,
-      dataDir,
-      JSON.stringify(input)
-    ],
-    { cwd: import.meta.dirname, encoding: "utf8", env: { ...process.env, ...env } }
+): Effect.Effect<Measured> =>
+  Effect.map(
+    Effect.async<{ readonly stdout: string; readonly stderr: string; readonly failed: boolean }>((resume) => {
+      execFile(
+        "python3",
+        [
+          "-c",
+          PEAK_OF_CHILDREN,
+          process.execPath,
+          "--conditions=@toolcap/source",
+          "--import",
+          "tsx",
+          path.join(import.meta.dirname, "engineMemoryChild.ts"),
+          workspace,
+          dataDir,
+          JSON.stringify(input)
+        ],
+        { cwd: import.meta.dirname, encoding: "utf8", env: { ...process.env, ...env } },
+        (error, stdout, stderr) => resume(Effect.succeed({ stdout, stderr, failed: error !== null }))
+      )
+    }),
+    (child) => {
+      assert.isFalse(child.failed, child.stderr)
+      const run = JSON.parse(child.stdout) as {
+        code: number
+        stdout: string
+        stderr: string
+        maxrssKb: number
+      }
+      assert.strictEqual(run.code, 0, run.stderr)
+      return { outcome: JSON.parse(run.stdout) as Measured["outcome"], maxrssBytes: run.maxrssKb * 1024 }
+    }
   )
-  assert.strictEqual(child.status, 0, child.stderr)
-  const run = JSON.parse(child.stdout) as { code: number; stdout: string; stderr: string; maxrssKb: number }
-  assert.strictEqual(run.code, 0, run.stderr)
-  return { outcome: JSON.parse(run.stdout) as Measured["outcome"], maxrssBytes: run.maxrssKb * 1024 }
-}
 
 /** A workspace holding `logs/big.log` (2 GiB of NUL bytes, sparse, one line) and a small file. */
 const hostileWorkspace = Effect.gen(function* () {
@@ -90,7 +104,7 @@ describe("the engine's memory ceiling", () => {
         let peak = 0
         for (let run = 0; run < ATTACK_RUNS; run++) {
           const multiline = run % 2 === 1
-          const { outcome, maxrssBytes } = measuredGrep(workspace, dataDir, {
+          const { outcome, maxrssBytes } = yield* measuredGrep(workspace, dataDir, {
             pattern: multiline ? "needle\\n" : "needle",
             outputMode: "content",
             ...(multiline ? { multiline: true } : {})
@@ -114,7 +128,7 @@ describe("the engine's memory ceiling", () => {
           `Grep content and multiline on a 2 GiB sparse single-line file through its directory, ${ATTACK_RUNS} runs; ripgrep's peak RSS ${Math.round(peak / 1024 / 1024)} MiB at most (ceiling ${CEILING_BYTES / 1024 / 1024} MiB)`
         )
         // the way round the message names works, under the same ceiling
-        const around = measuredGrep(workspace, dataDir, {
+        const around = yield* measuredGrep(workspace, dataDir, {
           pattern: "needle",
           glob: "!big.log",
           outputMode: "content"
@@ -129,7 +143,7 @@ describe("the engine's memory ceiling", () => {
     Effect.gen(function* () {
       const { workspace, dataDir } = yield* hostileWorkspace
       const missing = path.join(dataDir, "no-launcher")
-      const { outcome, maxrssBytes } = measuredGrep(
+      const { outcome, maxrssBytes } = yield* measuredGrep(
         workspace,
         dataDir,
         { pattern: "needle", outputMode: "content" },
@@ -137,7 +151,7 @@ describe("the engine's memory ceiling", () => {
       )
       assert.strictEqual(outcome.error?.code, "TOOL_MEMORY_LIMIT", JSON.stringify(outcome).slice(0, 600))
       assert.isAtMost(maxrssBytes, CEILING_BYTES)
-      const around = measuredGrep(
+      const around = yield* measuredGrep(
         workspace,
         dataDir,
         { pattern: "needle", glob: "*.ts" },
