@@ -46,9 +46,7 @@ const matching = (files: ReadonlyArray<string>, pattern: RegExp): Array<string> 
  * of a loaded module, the same for every host in the process.
  */
 const CACHES_NOT_PROCESS_STATE: ReadonlyMap<string, string> = new Map([
-  ["internal/roots/descriptor.ts:procAvailable", "whether /proc/self/fd exists"],
-  ["internal/read/newlines.ts:compiled", "the compiled WebAssembly newline counter"],
-  ["internal/read/newlines.ts:idle", "a reusable scan buffer of that counter"]
+  ["internal/roots/descriptor.ts:procAvailable", "whether /proc/self/fd exists"]
 ])
 
 const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet", "Array"])
