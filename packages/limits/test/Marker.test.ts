@@ -1,6 +1,7 @@
 // DECISIONS §2: the markers, character for character, and where they go (spec §3: appended for a
 // head cut, prepended for a tail cut; the spill sentence only when a copy was really written).
 import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import { Marker, Truncate } from "@toolcap/limits"
 
 const spillPath = "/data/scratch/s-1/tool-output/bash-stdout-1700000000000-0.log"
@@ -128,6 +129,42 @@ describe("Marker.formatKB", () => {
     assert.strictEqual(Marker.formatKB(4), "0.0039")
     assert.strictEqual(Marker.formatKB(1536), "1.5")
   })
+})
+
+describe("Marker.formatBytes", () => {
+  it("bytes below 1 KB, KB below 1 MB, MB above, whole figures as integers", () => {
+    assert.strictEqual(Marker.formatBytes(0), "0 bytes")
+    assert.strictEqual(Marker.formatBytes(1), "1 byte")
+    assert.strictEqual(Marker.formatBytes(1000), "1000 bytes")
+    assert.strictEqual(Marker.formatBytes(1024), "1KB")
+    assert.strictEqual(Marker.formatBytes(49152), "48KB")
+    assert.strictEqual(Marker.formatBytes(100000), "97.65KB")
+    assert.strictEqual(Marker.formatBytes(1024 * 1024 - 1), "1023.99KB")
+    assert.strictEqual(Marker.formatBytes(16 * 1024 * 1024), "16MB")
+    assert.strictEqual(Marker.formatBytes(9_867_000), "9.4MB")
+  })
+
+  it.prop(
+    "never overstates a size, and says it within one hundredth of its unit",
+    {
+      bytes: fc.oneof(
+        fc.nat({ max: 4 * 1024 * 1024 }),
+        fc.maxSafeNat().map((n) => Math.floor(n / 1024))
+      )
+    },
+    ({ bytes }) => {
+      const text = Marker.formatBytes(bytes)
+      const parsed = /^(\d+(?:\.\d+)?)(?: (bytes?)|(KB)|(MB))$/.exec(text)
+      assert.isNotNull(parsed, text)
+      const unit = parsed![2] !== undefined ? 1 : parsed![3] !== undefined ? 1024 : 1024 * 1024
+      const said = Number(parsed![1]) * unit
+      assert.isAtMost(said, bytes + 1e-6, text)
+      assert.isBelow(bytes, said + 0.01 * unit + 1e-6, text)
+      // the largest unit that is at most the size
+      assert.isTrue(unit === 1 ? bytes < 1024 : unit === 1024 ? bytes < 1024 * 1024 : true, text)
+      assert.isAtLeast(bytes, unit === 1 ? 0 : unit, text)
+    }
+  )
 })
 
 describe("Marker.attach", () => {
