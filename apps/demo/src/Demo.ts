@@ -20,6 +20,7 @@ import * as path from "node:path"
 import { Outcome, ToolHost } from "@toolcap/adapters"
 import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
+import { Procfs } from "@toolcap/spill"
 import type { Bash, Glob, Grep, Read } from "@toolcap/tools"
 import * as Data from "./internal/demoData.js"
 import * as Sqlite from "./internal/sqlite.js"
@@ -69,15 +70,8 @@ const expectError = <A>(outcome: Outcome.Outcome<A>): Effect.Effect<Outcome.Wire
 
 const check = (ok: boolean, text: string) => line(`    ${ok ? green("✓") : yellow("✗")} ${text}`)
 
-/** A process is gone when /proc has no entry for it, or only a zombie (state Z). */
-const isGone = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
-  } catch {
-    return true
-  }
-}
+/** A process is gone when /proc has no entry for it, or only a zombie. */
+const isGone = (pid: number): boolean => !Procfs.isRunning(pid, undefined)
 
 interface Step {
   readonly title: string
