@@ -102,7 +102,7 @@ export const formatKB = (bytes: number): string => figure(bytes, KB)
 
 /**
  * A size in prose, for notices, descriptions and reports: bytes below 1 KB (`1000 bytes`), KB
- * below 1 MB (`48KB`, `97.65KB`), else MB (`16MB`, `9.41MB`), with 1 KB = 1024 bytes and the
+ * below 1 MB (`48KB`, `97.65KB`), else MB (`16MB`, `9.4MB`), with 1 KB = 1024 bytes and the
  * figure rounded down as in the markers.
  *
  * @since 0.1.0
