@@ -113,35 +113,29 @@ describe("Marker.render", () => {
   })
 })
 
-describe("Marker.formatKB", () => {
-  it("prints whole KB as integers (KB = 1024 bytes)", () => {
-    assert.strictEqual(Marker.formatKB(98304), "96")
-    assert.strictEqual(Marker.formatKB(49152), "48")
-    assert.strictEqual(Marker.formatKB(1024), "1")
-    assert.strictEqual(Marker.formatKB(524288), "512")
-  })
-
-  it("rounds other limits down, never claiming more than applied and never reading 0", () => {
-    assert.strictEqual(Marker.formatKB(100000), "97.65")
-    assert.strictEqual(Marker.formatKB(1500), "1.46")
-    assert.strictEqual(Marker.formatKB(1023), "0.99")
-    assert.strictEqual(Marker.formatKB(1000), "0.97")
-    assert.strictEqual(Marker.formatKB(4), "0.0039")
-    assert.strictEqual(Marker.formatKB(1536), "1.5")
-  })
-})
-
-describe("Marker.formatBytes", () => {
-  it("bytes below 1 KB, KB below 1 MB, MB above, whole figures as integers", () => {
-    assert.strictEqual(Marker.formatBytes(0), "0 bytes")
-    assert.strictEqual(Marker.formatBytes(1), "1 byte")
-    assert.strictEqual(Marker.formatBytes(1000), "1000 bytes")
-    assert.strictEqual(Marker.formatBytes(1024), "1KB")
-    assert.strictEqual(Marker.formatBytes(49152), "48KB")
-    assert.strictEqual(Marker.formatBytes(100000), "97.65KB")
-    assert.strictEqual(Marker.formatBytes(1024 * 1024 - 1), "1023.99KB")
-    assert.strictEqual(Marker.formatBytes(16 * 1024 * 1024), "16MB")
-    assert.strictEqual(Marker.formatBytes(9_867_000), "9.4MB")
+describe("Marker.formatKB and Marker.formatBytes", () => {
+  it("whole figures as integers (KB = 1024 bytes); others rounded down, never claiming more than applied and never reading 0", () => {
+    // bytes, the markers' {K}, the size in prose: bytes below 1 KB, KB below 1 MB, MB above
+    for (const [bytes, kb, prose] of [
+      [98304, "96", "96KB"],
+      [49152, "48", "48KB"],
+      [1024, "1", "1KB"],
+      [524288, "512", "512KB"],
+      [100000, "97.65", "97.65KB"],
+      [1500, "1.46", "1.46KB"],
+      [1536, "1.5", "1.5KB"],
+      [1024 * 1024 - 1, "1023.99", "1023.99KB"],
+      [1023, "0.99", "1023 bytes"],
+      [1000, "0.97", "1000 bytes"],
+      [4, "0.0039", "4 bytes"],
+      [1, "0.00097", "1 byte"],
+      [0, "0", "0 bytes"],
+      [16 * 1024 * 1024, "16384", "16MB"],
+      [9_867_000, "9635.74", "9.4MB"]
+    ] as const) {
+      assert.strictEqual(Marker.formatKB(bytes), kb)
+      assert.strictEqual(Marker.formatBytes(bytes), prose)
+    }
   })
 
   it.prop(

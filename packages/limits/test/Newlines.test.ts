@@ -33,12 +33,16 @@ const arbitrary = fc.uint8Array({ maxLength: 3000 })
 
 const input = fc.oneof(generated, arbitrary)
 
+/** Any bytes and a start within them (their end included). */
+const bytesFrom = fc
+  .record({ bytes: input, start: fc.nat() })
+  .map(({ bytes, start }) => ({ bytes, from: start % (bytes.length + 1) }))
+
 describe("Newlines.count", () => {
   it.prop(
     "equals a byte-by-byte count, from any start",
-    { bytes: input, start: fc.nat() },
-    ({ bytes, start }) => {
-      const from = bytes.length === 0 ? 0 : start % (bytes.length + 1)
+    { input: bytesFrom },
+    ({ input: { bytes, from } }) => {
       assert.strictEqual(Newlines.count(bytes, from), naive(bytes, from))
     },
     { fastCheck: { numRuns: 80 } }
@@ -54,7 +58,7 @@ describe("Newlines counters", () => {
       const counter = Newlines.acquire(capacity)
       assert.strictEqual(counter.memory.byteLength, capacity)
       counter.memory.set(first, 0)
-      const length = first.length === 0 ? 0 : cut % (first.length + 1)
+      const length = cut % (first.length + 1)
       assert.strictEqual(counter.count(length), naive(first, 0, length))
       Newlines.release(counter)
       const again = Newlines.acquire(capacity)
@@ -83,9 +87,8 @@ describe("Newlines without WebAssembly", () => {
 
   it.prop(
     "the indexOf fallback gives the same counts, over a buffer and in a counter",
-    { bytes: input, start: fc.nat() },
-    ({ bytes, start }) => {
-      const from = bytes.length === 0 ? 0 : start % (bytes.length + 1)
+    { input: bytesFrom },
+    ({ input: { bytes, from } }) => {
       assert.strictEqual(fallback.count(bytes, from), naive(bytes, from))
       const counter = fallback.make(bytes.length + 1)
       // a plain buffer of that size, not WebAssembly memory (whole 64 KiB pages)
