@@ -1,6 +1,6 @@
 /**
- * `toolcap demo`: a guided tour that shows every bounded behaviour of the spec on generated data,
- * through the same tool host every adapter uses. Each step explains what it shows, runs real
+ * `toolcap demo`: a guided tour that shows every bounded behaviour (docs/rules.md) on generated
+ * data, through the same tool host every adapter uses. Each step explains what it shows, runs real
  * tools on real files and processes, and prints the fields that prove it. Everything lives in a
  * temporary directory that is removed at the end (unless `--keep`).
  *
