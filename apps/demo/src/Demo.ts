@@ -116,7 +116,7 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
     fs.mkdirSync(workspace, { recursive: true })
     const budgets = yield* Budgets.Budgets
 
-    yield* line(bold("toolcap demo") + dim(" — every bounded behaviour of the spec, on generated data"))
+    yield* line(bold("toolcap demo") + dim(" — every bounded behaviour, on generated data"))
     yield* line(dim(`workspace ${workspace}`))
     yield* line(dim(`data dir  ${dataDir}${options.keep === true ? "" : " (both removed at the end)"}`))
 
