@@ -20,7 +20,7 @@ export interface ToolcapProfile {
 }
 
 /**
- * The `spec` preset: the spec's limit table, the default.
+ * The `spec` preset: the default limit table (rules L1–L9).
  *
  * @since 0.1.0
  * @category constructors

@@ -1,4 +1,4 @@
-// DECISIONS §2: the markers, character for character, and where they go (spec §3: appended for a
+// The markers (rules M2–M7), character for character, and where they go (appended for a
 // head cut, prepended for a tail cut; the spill sentence only when a copy was really written).
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
@@ -15,7 +15,7 @@ describe("Marker.render", () => {
     )
   })
 
-  it("head cut with a spill file (the spec's first example)", () => {
+  it("head cut with a spill file (the example of rules M2)", () => {
     assert.strictEqual(
       Marker.render({
         keep: "head",
@@ -29,7 +29,7 @@ describe("Marker.render", () => {
     )
   })
 
-  it("tail cut without a spill file (the spec's second example)", () => {
+  it("tail cut without a spill file (the example of rules M3)", () => {
     assert.strictEqual(
       Marker.render({ keep: "tail", keptLines: 1200, totalLines: 51234, keptBytes: 98000, ...shell }),
       "[truncated: kept the last 1200 of 51234 lines; limit 4000 lines / 96KB. Narrow the request to see more.]"
@@ -66,7 +66,7 @@ describe("Marker.render", () => {
     }
   })
 
-  it("single line with a spill file (the spec's third example)", () => {
+  it("single line with a spill file (the example of rules M4)", () => {
     for (const keep of ["head", "tail"] as const) {
       assert.strictEqual(
         Marker.render({
