@@ -114,7 +114,7 @@ describe("Marker.render", () => {
 })
 
 describe("Marker.formatKB and Marker.formatBytes", () => {
-  it("whole figures as integers (KB = 1024 bytes); others rounded down, never claiming more than applied and never reading 0", () => {
+  it("prints whole KB as integers (KB = 1024 bytes) and rounds other sizes down, never claiming more than applied and never reading 0", () => {
     // bytes, the markers' {K}, the size in prose: bytes below 1 KB, KB below 1 MB, MB above
     for (const [bytes, kb, prose] of [
       [98304, "96", "96KB"],
