@@ -9,6 +9,7 @@ import { once } from "node:events"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Procfs } from "@toolcap/spill"
 
 const fc = FastCheck
@@ -123,5 +124,43 @@ describe.runIf(linux)("Procfs on this machine", () => {
     const pidMax = Number(spawnSync("cat", ["/proc/sys/kernel/pid_max"], { encoding: "utf8" }).stdout)
     assert.strictEqual(Procfs.kernelSetting("kernel/pid_max"), pidMax)
     assert.isUndefined(Procfs.kernelSetting("toolcap/no-such-setting"))
+  })
+})
+
+describe("Procfs is the one /proc reader", () => {
+  const repo = fileURLToPath(new URL("../../..", import.meta.url))
+  /** Paths under /proc that library code names for another reader: the confined ripgrep's allowed files. */
+  const NAMED_FOR_OTHERS = new Set(["packages/tools/src/Confinement.ts:/proc/sys/vm/overcommit_memory"])
+
+  const sources = (dir: string): Array<string> =>
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir, { recursive: true, encoding: "utf8" })
+          .filter((file) => /\.tsx?$/.test(file))
+          .map((file) => path.join(dir, file))
+      : []
+
+  it("no library or app source outside Procfs names a /proc path in its code", () => {
+    const found = ["packages", "apps"]
+      .flatMap((group) =>
+        fs.readdirSync(path.join(repo, group)).flatMap((name) => sources(path.join(repo, group, name, "src")))
+      )
+      .filter((file) => !file.endsWith(path.join("spill", "src", "Procfs.ts")))
+      .flatMap((file) =>
+        fs
+          .readFileSync(file, "utf8")
+          .split("\n")
+          // comments may say where a path comes from; code may not open one
+          .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
+          .flatMap((line) => [...line.matchAll(/["'`](\/proc\b[^"'`$]*)/g)].map((match) => match[1]))
+          .map((procPath) => `${path.relative(repo, file).split(path.sep).join("/")}:${procPath}`)
+      )
+    assert.deepStrictEqual(
+      found.filter((entry) => !NAMED_FOR_OTHERS.has(entry)),
+      [],
+      "read /proc through Procfs (packages/spill/src/Procfs.ts)"
+    )
+    // the scan does see /proc paths in code: the allowed ones are among them
+    for (const allowed of NAMED_FOR_OTHERS) assert.include(found, allowed)
   })
 })
