@@ -33,7 +33,7 @@ import { resolveDataDir } from "./internal/dataDir.js"
 import * as Output from "./internal/output.js"
 import { serveViewer } from "./internal/viewer.js"
 import { ExitCode, printLine, setExitCode } from "./internal/output.js"
-import { budgetsLayer, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./internal/usage.js"
+import { budgetsLayer, hostConfig, reportUsage, stderrLogger, usage } from "./internal/usage.js"
 
 /**
  * A usage error: the command line itself is wrong. Reported on stderr with exit code 1.
@@ -150,8 +150,6 @@ const session = Command.make("session").pipe(
 
 const sweep = Command.make("sweep", optionsOf(Declared.sweep), (args) =>
   Effect.gen(function* () {
-    if (args.staleAfter < 0)
-      return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
     const dataDir = yield* resolveDataDir(args.dataDir)
     const swept = yield* Scratch.sweep(dataDir, {
       staleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))

@@ -166,6 +166,26 @@ describe("the fast scan and the framework read the same declarations alike", () 
   )
 })
 
+describe("the framework refuses what the fast scan refuses", () => {
+  it.effect("a negative whole number: both name the option", () =>
+    Effect.gen(function* () {
+      const argv = ["--stale-after", "-1"]
+      assert.deepStrictEqual(Argv.parse(argv, Declared.sweep), {
+        kind: "Invalid",
+        name: "--stale-after",
+        value: "-1",
+        expected: "a whole number of 0 or more"
+      })
+      const refused = yield* Options.processCommandLine(
+        Options.all(optionsOf(Declared.sweep)),
+        argv,
+        CliConfig.defaultConfig
+      ).pipe(Effect.flip)
+      assert.include(JSON.stringify(refused), "--stale-after must be a whole number of 0 or more, got -1")
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+})
+
 describe("toolcap mcp without the framework", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-argv-"))
   const file = path.join(dir, "file.txt")

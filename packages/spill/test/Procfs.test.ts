@@ -127,18 +127,19 @@ describe.runIf(linux)("Procfs on this machine", () => {
   })
 })
 
+/** The TypeScript sources below `dir`. */
+const sources = (dir: string): Array<string> =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .filter((file) => /\.tsx?$/.test(file))
+        .map((file) => path.join(dir, file))
+    : []
+
 describe("Procfs is the one /proc reader", () => {
   const repo = fileURLToPath(new URL("../../..", import.meta.url))
   /** Paths under /proc that library code names for another reader: the confined ripgrep's allowed files. */
   const NAMED_FOR_OTHERS = new Set(["packages/tools/src/Confinement.ts:/proc/sys/vm/overcommit_memory"])
-
-  const sources = (dir: string): Array<string> =>
-    fs.existsSync(dir)
-      ? fs
-          .readdirSync(dir, { recursive: true, encoding: "utf8" })
-          .filter((file) => /\.tsx?$/.test(file))
-          .map((file) => path.join(dir, file))
-      : []
 
   it("no library or app source outside Procfs names a /proc path in its code", () => {
     const found = ["packages", "apps"]

@@ -17,7 +17,7 @@ import { Budgets } from "@toolcap/limits"
 import * as Argv from "./argv.js"
 import * as Options from "./options.js"
 import { runMain } from "./output.js"
-import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
+import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, usage } from "./usage.js"
 
 /** The arguments of `mcp`: the values of `Options.mcp`. @internal */
 export type McpArgs = Argv.Values<typeof Options.mcp>
@@ -25,8 +25,6 @@ export type McpArgs = Argv.Values<typeof Options.mcp>
 /** Serves until stdin closes (or a signal); the session's scratch directory is removed then. @internal */
 export const serve = (args: McpArgs) =>
   Effect.gen(function* () {
-    if (args.staleAfter < 0)
-      return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
     const budgets = yield* Budgets.Budgets
     const config = yield* hostConfig({
       ...args,
