@@ -1,6 +1,7 @@
-// The whole test command: format check, lint, type-check (sources and tests), then every vitest
-// project in one run. Ends with the plain line "N passed, N failed, N skipped" computed from the
-// vitest JSON report; a failing check counts as one failed item. Exits non-zero on any failure.
+// The whole test command: format check, lint, the rule table's check, type-check (sources and
+// tests), then every vitest project in one run. Ends with the plain line "N passed, N failed,
+// N skipped" computed from the vitest JSON report; a failing check counts as one failed item.
+// Exits non-zero on any failure.
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
@@ -22,6 +23,8 @@ const startedAt = performance.now()
 const checks = [
   ["format", "pnpm", ["exec", "prettier", "--check", "."]],
   ["lint", "pnpm", ["run", "--silent", "lint"]],
+  // docs/rules.md names only files and tests that exist; no source cites a text outside the repository
+  ["rules", "node", ["scripts/rules.mjs"]],
   // one program over every package's sources, tests and benches (each package's own `typecheck`
   // parses effect's declarations again: ten programs took ~75 s here, one takes ~13 s), then the
   // viewer's browser code with the DOM library

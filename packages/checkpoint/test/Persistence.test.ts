@@ -1,7 +1,7 @@
 // Real processes, real files, a real PostgreSQL server: a checkpoint survives SIGKILL of the
 // process that saved it, and a writer killed mid-transaction, again and again, never leaves the
-// store unreadable or the last committed checkpoint damaged (spec §7 last criterion; DECISIONS §7
-// "survives a restart"), on SQLite and on PostgreSQL.
+// store unreadable or the last committed checkpoint damaged (rules C7), on SQLite and on
+// PostgreSQL.
 import { assert, describe, it } from "@effect/vitest"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Checkpoint, CheckpointStore, TokenEstimator, type Transcript } from "@toolcap/checkpoint"
@@ -44,7 +44,7 @@ const expectedCheckpoint = (transcript: Transcript.Transcript) =>
 
 const persistence = (kind: StoreKind) => {
   it.scopedLive(
-    `spec §7 (${kind}): an oversized parallel batch compacts to a bounded marked tail, survives SIGKILL and restart, originals unchanged`,
+    `an oversized parallel batch compacts to a bounded marked tail, survives SIGKILL and restart, originals unchanged (${kind})`,
     () =>
       Effect.gen(function* () {
         const location = yield* freshLocation(kind)

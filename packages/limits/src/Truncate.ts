@@ -1,7 +1,7 @@
 /**
  * Keep-head and keep-tail cuts bounded by BOTH a byte and a line budget, over bytes or strings,
  * one-shot or streaming. Cuts keep whole lines; when not even one whole line fits, the one line
- * at the kept end is cut at a UTF-8 boundary instead, so the payload is never empty (spec §6.4).
+ * at the kept end is cut at a UTF-8 boundary instead, so the payload is never empty (rules M4).
  *
  * A "line" is text up to and including `\n`; a final piece without `\n` is a line too.
  *
@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Sink from "effect/Sink"
 import { minByteBudget } from "./Budgets.js"
 import * as Marker from "./Marker.js"
-import { countNewlines } from "./internal/newlines.js"
+import * as Newlines from "./Newlines.js"
 import * as Utf8 from "./Utf8.js"
 
 /**
@@ -93,21 +93,21 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /** The newlines of one buffer: how many, and where the first, last and second-to-last are (-1: none). */
-interface Newlines {
+interface NewlinesFound {
   readonly count: number
   readonly first: number
   readonly last: number
   readonly previous: number
 }
 
-const noNewlines: Newlines = { count: 0, first: -1, last: -1, previous: -1 }
+const noNewlines: NewlinesFound = { count: 0, first: -1, last: -1, previous: -1 }
 
-const scanNewlines = (buffer: Buffer): Newlines => {
+const scanNewlines = (buffer: Buffer): NewlinesFound => {
   const first = buffer.indexOf(NEWLINE)
   if (first === -1) return noNewlines
-  // The hot loop only counts (internal/newlines); the positions the totals need are found
+  // The hot loop only counts (Newlines.count); the positions the totals need are found
   // afterwards by searching back from the end, which costs one short scan per buffer.
-  const count = 1 + countNewlines(buffer, first + 1)
+  const count = 1 + Newlines.count(buffer, first + 1)
   if (count === 1) return { count, first, last: first, previous: -1 }
   const last = buffer.lastIndexOf(NEWLINE)
   return { count, first, last, previous: count === 2 ? first : buffer.lastIndexOf(NEWLINE, last - 1) }

@@ -13,7 +13,7 @@
  */
 export * as Abort from "./Abort.js"
 /**
- * Every limit toolcap enforces, as one effect `Schema` with the spec's table as defaults, and the
+ * Every limit toolcap enforces, as one effect `Schema` whose defaults are the limit table, and the
  * `Budgets` service with its layers (defaults, per-field overrides, `TOOLCAP_*` config).
  *
  * @since 0.1.0
@@ -42,6 +42,14 @@ export * as LineClip from "./LineClip.js"
  * @category modules
  */
 export * as Marker from "./Marker.js"
+/**
+ * Counting newline bytes fast (WebAssembly SIMD, `indexOf` where there is none), over a buffer
+ * or in a counter's own memory that reads land in.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Newlines from "./Newlines.js"
 /**
  * What a spill file holds for a stream: the whole stream, or its head and tail with the gap line.
  *

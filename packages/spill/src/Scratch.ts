@@ -1,5 +1,5 @@
 /**
- * The per-session scratch directory and the spill files written into it (spec §3a, DECISIONS §6).
+ * The per-session scratch directory and the spill files written into it (rules F1–F8).
  *
  * `<dataDir>/scratch/<sessionId>/` is created on the FIRST spill only (mode 0700), so a session
  * that stayed under budget leaves nothing behind. Spill files live in its `tool-output/`
@@ -33,6 +33,7 @@ import * as path from "node:path"
 import { Budgets, Marker, ToolError } from "@toolcap/limits"
 import * as Copy from "./internal/copy.js"
 import * as Owner from "./internal/owner.js"
+import * as Procfs from "./Procfs.js"
 import * as Recorder from "./internal/recorder.js"
 import * as SafeDir from "./internal/safeDir.js"
 import * as SpillFile from "./internal/spillFile.js"
@@ -108,7 +109,7 @@ export interface SpillRecorder {
 export class Scratch extends Context.Tag("@toolcap/spill/Scratch")<Scratch, ScratchValue>() {}
 
 /**
- * What a valid session id looks like (DECISIONS §6): it becomes one path segment.
+ * What a valid session id looks like (rules F2): it becomes one path segment.
  *
  * @since 0.1.0
  * @category models
@@ -257,9 +258,6 @@ export const checkDataDir = (dataDir: string): Effect.Effect<string, ToolError.T
     return Effect.succeed(absolute)
   })
 
-/** The path through which a file is created in the directory open as `fd` (Linux). */
-const PROC_FD = "/proc/self/fd/"
-
 /** A label becomes part of a file name: anything outside `[A-Za-z0-9._-]` becomes `_`. */
 const safeLabel = (label: string): string => {
   const cleaned = label.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64)
@@ -354,7 +352,7 @@ export const make = (
         real,
         nodeFs.constants.O_RDONLY | nodeFs.constants.O_DIRECTORY | nodeFs.constants.O_NOFOLLOW
       )
-      const held = nodeFs.existsSync(PROC_FD + fd) ? nodeFs.readlinkSync(PROC_FD + fd) : real
+      const held = Procfs.descriptorTarget(fd) ?? real
       const problem =
         held !== real
           ? `${real} moved while a spill was written`
@@ -363,7 +361,7 @@ export const make = (
         nodeFs.closeSync(fd)
         throw unsafeScratch(problem)
       }
-      return { fd, real, through: nodeFs.existsSync(PROC_FD + fd) ? PROC_FD + fd : real }
+      return { fd, real, through: Procfs.hasDescriptorPaths() ? Procfs.descriptorPath(fd) : real }
     }
 
     const outputDir = Effect.acquireRelease(
@@ -418,7 +416,7 @@ export const make = (
         }
         return Option.none<string>()
       })
-      // spec §3a: a failed spill costs the hint only, never the tool result
+      // rules F5: a failed spill costs the hint only, never the tool result
       return write.pipe(
         Effect.catchAll(() => Effect.succeed(Option.none<string>())),
         Effect.catchAllDefect(() => Effect.succeed(Option.none<string>()))
@@ -469,7 +467,7 @@ export interface TestOptions {
   readonly sessionId?: string | undefined
   /** Used to build the (fictitious) absolute paths; default `/toolcap-test-data`. */
   readonly dataDir?: string | undefined
-  /** Cap of each spill (whole or head and tail, as on disk); default the spec's SPILL_MAX_BYTES. */
+  /** Cap of each spill (whole or head and tail, as on disk); default `Budgets.defaults.spillMaxBytes`. */
   readonly spillMaxBytes?: number | undefined
   /** Receives every written spill, path -> bytes, so a test can read it back. */
   readonly files?: Map<string, Uint8Array> | undefined

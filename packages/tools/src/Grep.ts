@@ -1,5 +1,5 @@
 /**
- * The Grep tool (spec §2, §5, §6.3, §6.6; DECISIONS §4): ripgrep over the workspace, a scratch
+ * The Grep tool (rules S1–S11): ripgrep over the workspace, a scratch
  * file or an approved external root, newest files first, bounded.
  *
  * - Engine: ripgrep from `@vscode/ripgrep`, an argv array, killed when the call is interrupted or
@@ -25,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
+import { Budgets, InputBounds, Marker, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Confinement from "./Confinement.js"
 import * as FileIndex from "./FileIndex.js"
@@ -158,7 +158,7 @@ export const CountResult = Schema.Struct({
 })
 
 /**
- * The spec's `GrepResult` union plus `truncation` (present exactly when `truncated` is true).
+ * The Grep result, one shape per output mode, plus `truncation` (present exactly when `truncated` is true).
  *
  * @since 0.1.0
  * @category models
@@ -276,7 +276,7 @@ const search = (input: unknown) =>
     if (patternBytes > budgets.grepMaxPatternBytes) {
       return yield* invalid(
         "pattern",
-        `the pattern is ${patternBytes} bytes, over the ${Input.formatBytes(budgets.grepMaxPatternBytes)} limit for patterns; search for a shorter, distinctive part of it`
+        `the pattern is ${patternBytes} bytes, over the ${Marker.formatBytes(budgets.grepMaxPatternBytes)} limit for patterns; search for a shorter, distinctive part of it`
       )
     }
     if (decoded.glob !== undefined && (decoded.glob.length === 0 || decoded.glob.includes("\0"))) {

@@ -1,5 +1,5 @@
 /**
- * The torture suite (issue 3): real process trees that try to outlive their call. Every scenario
+ * The torture suite (rules X5, X6): real process trees that try to outlive their call. Every scenario
  * runs several times; after each run no process carrying the run's cookie (nor one named with the
  * scenario's unique tag) is alive, zombies aside, and no chunk arrived after the call returned.
  *
