@@ -40,6 +40,7 @@ export type BudgetField =
   | "bashTimeoutMaxSeconds"
   | "bashKillGraceMs"
   | "bashDrainGraceMs"
+  | "bashMemoryMaxBytes"
   | "binarySniffBytes"
   | "binaryNonPrintableRatio"
   | "checkpointRetentionTokens"

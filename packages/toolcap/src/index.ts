@@ -49,6 +49,7 @@ export type {
   GrepFilesResult,
   GrepMatch,
   GrepResult,
+  MemoryCeiling,
   PerStream,
   ReadResult,
   Success,

@@ -12,6 +12,7 @@ import type * as Scope from "effect/Scope"
 import type { ToolError } from "@toolcap/limits"
 import type { Command, Containment } from "../../Supervisor.js"
 import * as Cgroup from "./cgroup.js"
+import * as Confine from "./confine.js"
 import * as Launch from "./launch.js"
 import * as Launcher from "./launcherServer.js"
 import type { Watchdog } from "./lifeline.js"
@@ -35,6 +36,8 @@ export interface Options {
   readonly runIdPrefix: string
   readonly launcherServer: boolean
   readonly watchdog: Watchdog
+  /** The launcher this layer runs and whether calls get Landlock scopes. */
+  readonly guards: Confine.LayerGuards
   readonly containment: Containment
 }
 
@@ -55,10 +58,13 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     let server: Launcher.Server | undefined
     let launches = 0
     let closed = false
+    const launcher = options.guards.launcher
+    // decided once: whether call cgroups here can get memory.max (read only when a call asks)
+    let memoryRefused: string | undefined | null = null
     const startServer = () => {
-      if (closed || (server !== undefined && Launcher.usable(server))) return
+      if (closed || launcher === undefined || (server !== undefined && Launcher.usable(server))) return
       try {
-        server = Launcher.start()
+        server = Launcher.start(launcher)
       } catch {
         server = undefined
       }
@@ -100,13 +106,25 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     })
 
     /** The server and the fields of this call when the server takes it, else undefined. */
-    const serve = (dir: string, command: Command, env: Readonly<Record<string, string | undefined>>) => {
+    const serve = (
+      dir: string,
+      command: Command,
+      env: Readonly<Record<string, string | undefined>>,
+      guards: Confine.Guards
+    ) => {
       if (!options.launcherServer) return undefined
       // after this launch is on its way
       if (++launches >= 2 && (server === undefined || !Launcher.usable(server))) setImmediate(startServer)
       const ready = server
       if (ready === undefined || !Launcher.usable(ready)) return undefined
-      const fields = Launcher.request(dir, command.cwd, command.file, command.args, env)
+      const fields = Launcher.request(
+        dir,
+        command.cwd,
+        command.file,
+        command.args,
+        env,
+        Confine.serverOptions(guards)
+      )
       return fields === undefined ? undefined : { server: ready, fields }
     }
 
@@ -118,6 +136,15 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           if (dir === undefined) {
             return yield* Launch.spawnFailed(command.file, command.cwd, "could not create the call's cgroup")
           }
+          // the memory ceiling on the cgroup where the kernel offers it, else per process
+          const maxBytes = tree.memoryMaxBytes ?? 0
+          let cgroupRefused: string | undefined
+          if (maxBytes > 0) {
+            if (memoryRefused === null) memoryRefused = Cgroup.memoryUnavailable(parent)
+            cgroupRefused = memoryRefused ?? Cgroup.limitMemory(parent, dir, maxBytes)
+          }
+          const call = Confine.forCall(options.guards, options.containment, maxBytes, cgroupRefused)
+          const memoryByCgroup = call.containment.memoryCeiling?.enforcedBy === "cgroup"
           // registered before the spawn: a host that dies right after it still has its lifeline. A run
           // id of this layer is covered by one standing registration of all its call cgroups (no
           // message to the watchdog per call); any other is registered for the call's life.
@@ -131,7 +158,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
           // the shell's status); the members, stopping and the report come from the cgroup either way
           const launched = entry === "launcher"
-          const run = Cgroup.command(entry, dir, command.file, command.args)
+          const run = Confine.intoCgroup(entry, dir, call.guards, command.file, command.args)
           const spawnHere = Launch.spawn({
             file: run.file,
             args: run.args,
@@ -143,14 +170,18 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             detached: !launched,
             name: command.file
           })
-          const served = launched && command.stdin === undefined ? serve(dir, command, env) : undefined
+          const served =
+            launched && command.stdin === undefined ? serve(dir, command, env, call.guards) : undefined
           const started = yield* (
             served === undefined ? spawnHere : callServer(served, spawnHere, command)
           ).pipe(Effect.tapError(() => removeCgroup(0)))
           return {
             ...started,
+            containment: call.containment,
             stop: () =>
               Effect.gen(function* () {
+                // read before the cgroup goes: what the kernel counted against the call's ceiling
+                const memory = memoryByCgroup ? Cgroup.memoryEvents(dir) : undefined
                 // the common end, every member gone: the kernel removes only an empty cgroup, so one
                 // successful removal is the whole stop (no listing of members)
                 let stopped = nothingStopped
@@ -170,7 +201,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                     Effect.timeoutOption(Duration.millis(tree.killWaitMs))
                   )
                 }
-                return stopped
+                return memory === undefined ? stopped : { ...stopped, memory }
               })
           }
         })
