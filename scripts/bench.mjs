@@ -36,6 +36,7 @@ const RELIABILITY_FILES = [
   "packages/tools/test/reliability.faults.ripgrep.test.ts",
   "packages/tools/test/race.test.ts",
   "packages/tools/test/hostile.test.ts",
+  "packages/tools/test/reliability.nested.test.ts",
   "packages/adapters/test/reliability.load.test.ts",
   "packages/adapters/test/reliability.faults.test.ts",
   "packages/adapters/test/hostileInput.test.ts",

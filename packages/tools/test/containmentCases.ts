@@ -25,13 +25,13 @@ import {
   testEnv
 } from "./bashFixtures.js"
 
-const readPid = (workspace: string, name: string): number =>
+export const readPid = (workspace: string, name: string): number =>
   Number(fs.readFileSync(path.join(workspace, name), "utf8").trim())
 
-const sizeOf = (file: string): number => (fs.existsSync(file) ? fs.statSync(file).size : 0)
+export const sizeOf = (file: string): number => (fs.existsSync(file) ? fs.statSync(file).size : 0)
 
 /** Removes what a failed case left of a call's cgroup: its processes killed, then children first. */
-const removeCgroupTree = (dir: string): Effect.Effect<void> =>
+export const removeCgroupTree = (dir: string): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (!fs.existsSync(dir)) return
     fs.writeFileSync(path.join(dir, "cgroup.kill"), "1")
@@ -48,7 +48,7 @@ const removeCgroupTree = (dir: string): Effect.Effect<void> =>
  * A command that moves its shell into `<its cgroup>/<nest>` (made with `mkdir -p`), starts a
  * `setsid -f` escapee and a writer loop there, records their pids, then runs `rest`.
  */
-const nestedCommand = (mount: string, nest: string, tag: string, rest: string): string =>
+export const nestedCommand = (mount: string, nest: string, tag: string, rest: string): string =>
   [
     `cg=${mount}$(sed -n 's/^0:://p' /proc/self/cgroup)`,
     `mkdir -p "$cg/${nest}" && echo $$ > "$cg/${nest}/cgroup.procs" || exit 3`,
