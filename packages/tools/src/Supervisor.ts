@@ -133,6 +133,35 @@ export const Containment = Schema.Struct({
 export type Containment = typeof Containment.Type
 
 /**
+ * The guards of a containment in one line for people (the CLI's `doctor`), each weaker one with
+ * its reason, e.g. `cgroup tier (launcher entry), native launcher, Landlock scopes`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describeContainment = (containment: Containment): string => {
+  const ceiling = containment.memoryCeiling
+  return [
+    `${containment.containment} tier` +
+      (containment.cgroupEntry === undefined ? "" : ` (${containment.cgroupEntry} entry)`) +
+      (containment.fallbackReason === undefined ? "" : ` [${containment.fallbackReason}]`),
+    containment.launcher ? "native launcher" : "no native launcher",
+    containment.landlockScopes
+      ? "Landlock scopes"
+      : `no Landlock scopes [${containment.landlockScopesReason ?? "not offered"}]`,
+    ...(ceiling === undefined
+      ? []
+      : [
+          `memory ceiling ${ceiling.maxBytes} bytes ` +
+            (ceiling.enforcedBy === "cgroup"
+              ? "on the call's cgroup"
+              : `per process [${ceiling.reason ?? "no cgroup ceiling here"}]`) +
+            (ceiling.reached === true ? " (reached)" : "")
+        ])
+  ].join(", ")
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
