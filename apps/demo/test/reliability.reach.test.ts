@@ -2,7 +2,8 @@
  * A call cannot reach its host. A real `toolcap call` and a real `toolcap mcp` run a Bash call
  * that SIGKILLs the host's watchdog and the host itself, opens the host's `/proc/<pid>/fd` and
  * `/proc/<pid>/mem` and takes a descriptor with `pidfd_getfd`, then writes to a file every 100 ms;
- * the host is SIGKILLed after it. Under Landlock scopes (the launcher built, Landlock ABI ≥ 6)
+ * the host is SIGKILLed after it (in the cgroup tier the writer runs in a cgroup the call made
+ * inside its own, which the watchdog must stop and remove too). Under Landlock scopes (the launcher built, Landlock ABI ≥ 6)
  * every attempt is denied, and within the hang bound no process of the call is alive, no cgroup of
  * the host is left and the file stops growing — in the cgroup tier and the group tier.
  *
@@ -17,11 +18,13 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isLong, reportReliability } from "@toolcap/bench-report"
+import { Procfs } from "@toolcap/spill"
 import { Confinement } from "@toolcap/tools"
 import { cgroupParent, cookieCarriers, processesNamed } from "../../../packages/tools/test/bashFixtures.js"
 import { assertBuilt, bin, makeDirs, mcpHandshake } from "./fixtures/cli.js"
 
 const dirs = makeDirs("toolcap-reach-")
+const mount = Procfs.cgroup2()?.mount
 beforeAll(() => assertBuilt())
 afterAll(() => dirs.remove())
 
@@ -160,6 +163,13 @@ const attackOnce = async (which: Case, run: string): Promise<Outcome> => {
     `touch ${file("waiting")}`,
     `while [ ! -s ${file("targets")} ]; do sleep 0.02; done`,
     `python3 ${path.join(dirs.workspace, "attack.py")} ${file("targets")} ${which.launcher ? "" : "signals"} > ${file("attack")} 2>&1`,
+    // the writer in a cgroup the call made inside its own: the watchdog must stop and remove it too
+    ...(which.containment === "cgroup" && mount !== undefined
+      ? [
+          `cg=${mount}$(sed -n 's/^0:://p' /proc/self/cgroup)/nest`,
+          `mkdir "$cg" && echo $$ > "$cg/cgroup.procs" || exit 3`
+        ]
+      : []),
     `exec sh -c 'while :; do date >> ${file("log")}; sleep 0.1; done' ${marker}`
   ].join("\n")
   const host = startHost(which, run, command)

@@ -74,15 +74,16 @@ const gone = (cmdline: string) =>
 
 describe("the startup sweep: what a dead host left is stopped when a supervisor decides its tier", () => {
   it.scopedLive.skipIf(cgroupParent() === undefined)(
-    "cgroup tier: a dead host's call cgroup is killed and removed",
+    "cgroup tier: a dead host's call cgroup is killed and removed, a cgroup made inside it too",
     () =>
       Effect.gen(function* () {
         const parent = cgroupParent()!
         const dir = path.join(parent, deadHostRunId("sweep"))
         const tag = "sleep 1000.91"
         yield* Effect.addFinalizer(() => killNamed(tag))
-        fs.mkdirSync(dir, { recursive: true })
-        spawn("/bin/sh", ["-c", `echo $$ > ${dir}/cgroup.procs; exec ${tag}`], {
+        // in a cgroup below the call's, as a command that made one and moved there leaves it
+        fs.mkdirSync(path.join(dir, "inner"), { recursive: true })
+        spawn("/bin/sh", ["-c", `echo $$ > ${dir}/inner/cgroup.procs; exec ${tag}`], {
           detached: true,
           stdio: "ignore"
         }).unref()
