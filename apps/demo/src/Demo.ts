@@ -1,6 +1,6 @@
 /**
- * `toolcap demo`: a guided tour that shows every bounded behaviour of the spec on generated data,
- * through the same tool host every adapter uses. Each step explains what it shows, runs real
+ * `toolcap demo`: a guided tour that shows every bounded behaviour (docs/rules.md) on generated
+ * data, through the same tool host every adapter uses. Each step explains what it shows, runs real
  * tools on real files and processes, and prints the fields that prove it. Everything lives in a
  * temporary directory that is removed at the end (unless `--keep`).
  *
@@ -116,7 +116,7 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
     fs.mkdirSync(workspace, { recursive: true })
     const budgets = yield* Budgets.Budgets
 
-    yield* line(bold("toolcap demo") + dim(" — every bounded behaviour of the spec, on generated data"))
+    yield* line(bold("toolcap demo") + dim(" — every bounded behaviour, on generated data"))
     yield* line(dim(`workspace ${workspace}`))
     yield* line(dim(`data dir  ${dataDir}${options.keep === true ? "" : " (both removed at the end)"}`))
 

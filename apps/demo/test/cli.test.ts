@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { isLong } from "@toolcap/bench-report"
 import { assertBuilt, bin, makeDirs, runCli } from "./fixtures/cli.js"
 import { processesWithCookie, runIdOf } from "../../../packages/adapters/test/fixtures/processes.js"
 
@@ -153,8 +154,11 @@ describe("toolcap call --text and --profile", () => {
 })
 
 describe("the answer is one whole JSON line for a slow Python reader", () => {
-  /** Runs per case (exit 0, exit 2 after a timeout, SIGTERM abort); TOOLCAP_PIPE_RUNS overrides. */
-  const runs = Number(process.env["TOOLCAP_PIPE_RUNS"] ?? "20")
+  /**
+   * Runs per case (exit 0, exit 2 after a timeout, SIGTERM abort): 6 in the default suite, 20 in the
+   * long mode (TOOLCAP_LONG_TESTS=1); TOOLCAP_PIPE_RUNS overrides.
+   */
+  const runs = Number(process.env["TOOLCAP_PIPE_RUNS"] ?? (isLong() ? "20" : "6"))
 
   it(`subprocess with captured stdout parses ${runs} of ${runs} answers for exit 0, exit 2 and SIGTERM`, async () => {
     const reader = fileURLToPath(new URL("./fixtures/pipe_reader.py", import.meta.url))

@@ -25,7 +25,7 @@ const KB = 1024
 const size = (bytes: number): string => (bytes >= 1024 * KB ? `${bytes / 1024 / KB} MB` : `${bytes / KB} KB`)
 
 /**
- * The `spec` preset: the spec's limit table, the default.
+ * The `spec` preset: the default limit table (rules L1–L9).
  *
  * @since 0.1.0
  * @category constructors

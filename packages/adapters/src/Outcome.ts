@@ -2,7 +2,7 @@
  * The wire shape every non-Effect surface answers with (Promise API, MCP, AI SDK, CLI): a tool
  * call either succeeded, `{ ok: true, result }`, or failed with a typed tool error,
  * `{ ok: false, error: { code, message, ...fields } }` — errors are values carrying the stable
- * wire `code` (DECISIONS §9), never thrown strings. A Bash timeout's partial result travels as
+ * wire `code` (rules E1, E3), never thrown strings. A Bash timeout's partial result travels as
  * `error.partial`.
  *
  * @since 0.1.0

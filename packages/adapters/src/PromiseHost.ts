@@ -38,7 +38,7 @@ export interface ToolHostOptions {
   /** Directories outside the workspace the tools may reach. */
   readonly approvedExternalRoots?: ReadonlyArray<string> | undefined
   /**
-   * The preset of budgets: `spec` (the spec's limit table, the default) or `compact` (small
+   * The preset of budgets: `spec` (the default limit table) or `compact` (small
    * head-and-tail Bash excerpts, Read windows of a screenful); see `@toolcap/limits`.
    */
   readonly profile?: Budgets.Profile | undefined

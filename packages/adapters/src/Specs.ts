@@ -1,7 +1,7 @@
 /**
  * The four builtin tools as `ToolSpec`s: the one registry every surface derives from (tool
  * definitions, dispatch, typed results, error unions). Descriptions are rendered from the budgets
- * in force so the numbers a model reads are the numbers the host enforces (spec §2, DECISIONS §8);
+ * in force so the numbers a model reads are the numbers the host enforces (rules D1);
  * a tool that looks incapable of the scoped thing gets routed around through Bash, so every
  * description names its scoping parameters and its limits verbatim.
  *

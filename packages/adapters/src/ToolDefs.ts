@@ -1,6 +1,6 @@
 /**
  * The definitions of the four builtin tools — name, description, input JSON schema — rendered
- * from their specs (`Specs`) under the budgets in force (spec §2, DECISIONS §8). Descriptions
+ * from their specs (`Specs`) under the budgets in force (rules D1, D2). Descriptions
  * carry the numbers and scoping parameters verbatim, so change a budget and the description
  * changes with it; input schemas are generated from the tools' own effect Schemas. Also in the
  * Anthropic, OpenAI Chat and OpenAI Responses shapes; the MCP server and the AI SDK tools list

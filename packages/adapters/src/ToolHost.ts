@@ -145,7 +145,7 @@ export interface ToolHostConfig {
    */
   readonly fileIndex?: boolean | undefined
   /**
-   * When set, sweep at startup (spec §3a): remove other sessions' scratch directories whose owner
+   * When set, sweep at startup (rules F6): remove other sessions' scratch directories whose owner
    * process is gone and that did not change for this long. Unset: no sweep.
    */
   readonly sweepStaleAfterMs?: number | undefined

@@ -22,7 +22,7 @@ describe("ToolDefs.builtinToolDefs", () => {
     )
   })
 
-  it("descriptions carry the spec's numbers and the scoping parameters verbatim", () => {
+  it("descriptions carry the budgets' numbers and the scoping parameters verbatim", () => {
     const defs = byName(defaults)
     const expect = (name: ToolDefs.ToolName, parts: ReadonlyArray<string>) => {
       for (const part of parts) assert.include(defs[name].description, part, `${name} description`)

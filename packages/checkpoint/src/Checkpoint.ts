@@ -1,5 +1,5 @@
 /**
- * The checkpoint builder (spec §4, §6 rule 5; DECISIONS §7). From an immutable transcript it
+ * The checkpoint builder (rules C1–C6, C9). From an immutable transcript it
  * reconstructs the next model context:
  *
  * 1. user messages only, newest first, until the retention budget; the one message that crosses

@@ -1,5 +1,5 @@
-// The checkpoint builder: DECISIONS §7's worked example, the summary placement, the mid-turn
-// parallel batch (spec §7 last criterion, §6 rule 5) and the laws of issue 5 as properties.
+// The checkpoint builder: the worked example of rules C2, the summary placement, the mid-turn
+// parallel batch (rules C4, C5) and the laws of rules C1–C6 as properties.
 import { assert, describe, it } from "@effect/vitest"
 import { Checkpoint, CheckpointError, TokenEstimator, Transcript } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
@@ -56,7 +56,7 @@ const lumpy = (text: string) =>
   text.length === 0 ? 0 : Math.ceil(text.length / 3) + (text.includes(marker) ? 3 : 0)
 
 describe("Checkpoint.build", () => {
-  it.effect("DECISIONS §7 worked example: U1 5,000 / U2 12,000 / U3 6,000 tokens, budget 20,000", () =>
+  it.effect("worked example (rules C2): U1 5,000 / U2 12,000 / U3 6,000 tokens, budget 20,000", () =>
     Effect.gen(function* () {
       const u1 = word("one", 5000)
       const transcript = {
@@ -170,7 +170,7 @@ describe("Checkpoint.build", () => {
   )
 
   it.effect(
-    "spec §7: an oversized parallel batch compacts to a bounded, marked tail; the original is unchanged",
+    "an oversized parallel batch compacts to a bounded, marked tail; the original transcript is unchanged",
     () =>
       Effect.gen(function* () {
         const transcript = batchTranscript({

@@ -1,6 +1,6 @@
 /**
- * Every limit toolcap enforces, as one effect `Schema` whose defaults are the spec's limit table
- * (spec §2). Nothing else in toolcap hard-codes a limit: tools read them from the `Budgets`
+ * Every limit toolcap enforces, as one effect `Schema` whose defaults are the default limit table
+ * (rules L1). Nothing else in toolcap hard-codes a limit: tools read them from the `Budgets`
  * service, and tool descriptions are rendered from the same values.
  *
  * @since 0.1.0
@@ -15,12 +15,12 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { spillGapMaxBytes } from "./Marker.js"
 
-/** KB as the spec uses it: 96KB kept 98304 bytes. */
+/** KB as the markers use it: 96KB kept 98304 bytes (rules L2). */
 const KB = 1024
 
 /**
  * The smallest byte budget a cut accepts: the longest UTF-8 sequence is 4 bytes, and a cut that
- * cannot hold one code point could return an empty payload (spec §6.4 forbids that).
+ * cannot hold one code point could return an empty payload, which rules M4 forbids.
  *
  * @since 0.1.0
  * @category models
@@ -66,7 +66,7 @@ const share = (fallback: number, inclusive: boolean) =>
   )
 
 /**
- * The fields of the budgets, each with the spec's default (spec §2 limit table, DECISIONS §0).
+ * The fields of the budgets, each with its default from the limit table (rules L1–L10).
  *
  * @since 0.1.0
  * @category models
@@ -85,11 +85,11 @@ export const BudgetsFields = {
   /** Bash stderr lines reaching the model (BUDGET_SHELL_ERR). */
   shellStderrMaxLines: lines(4000),
   /**
-   * Share of stdout's bytes and lines given to its head; the rest keeps its tail. 1 (the spec)
+   * Share of stdout's bytes and lines given to its head; the rest keeps its tail. 1 (the default)
    * keeps the head only; a share between keeps both ends, the marker between them.
    */
   shellStdoutHeadShare: share(1, true),
-  /** Share of stderr's bytes and lines given to its head; 0 (the spec) keeps the tail only. */
+  /** Share of stderr's bytes and lines given to its head; 0 (the default) keeps the tail only. */
   shellStderrHeadShare: share(0, true),
   /** Any single line of a Read or Grep result is clipped here (MAX_LINE_CHARS), in code points. */
   maxLineChars: chars(2000),
@@ -145,9 +145,9 @@ export const BudgetsFields = {
   bashTimeoutMinSeconds: seconds(1),
   /** Largest Bash timeout a call may ask for, in seconds. */
   bashTimeoutMaxSeconds: seconds(300),
-  /** Time between SIGTERM and SIGKILL when a process tree is stopped (DECISIONS §5). */
+  /** Time between SIGTERM and SIGKILL when a process tree is stopped (rules B9). */
   bashKillGraceMs: millis(2000),
-  /** Time the pipes are still read after the main process exited, before leftovers are ended (DECISIONS §5). */
+  /** Time the pipes are still read after the main process exited, before leftovers are ended (rules B8). */
   bashDrainGraceMs: millis(1000),
   /**
    * Memory ceiling of one Bash call, in bytes; 0 (the default) sets none. The kernel enforces it
@@ -155,15 +155,15 @@ export const BudgetsFields = {
    * available, else per process (`RLIMIT_DATA`: an allocation past it fails in the program).
    */
   bashMemoryMaxBytes: withDefault(wholeAtLeast(0, "bytes (0: no ceiling)"), 0),
-  /** Bytes sniffed at the start of a file to detect binary content (spec §6.3). */
+  /** Bytes sniffed at the start of a file to detect binary content (rules R7). */
   binarySniffBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
-  /** Share of non-printable bytes in the sniff above which a file is binary (spec §6.3). */
+  /** Share of non-printable bytes in the sniff above which a file is binary (rules R7). */
   binaryNonPrintableRatio: share(0.3, true),
-  /** Tokens of user messages a checkpoint retains (spec §4). */
+  /** Tokens of user messages a checkpoint retains (rules C1). */
   checkpointRetentionTokens: tokens(20_000),
-  /** Tokens the open parallel tool batch of a mid-turn checkpoint may keep (DECISIONS §7). */
+  /** Tokens the open parallel tool batch of a mid-turn checkpoint may keep (rules C5). */
   checkpointBatchTokens: tokens(20_000),
-  /** Head share of a message cut by a checkpoint; the tail gets the rest (75/25, spec §4). */
+  /** Head share of a message cut by a checkpoint; the tail gets the rest (75/25, rules C2). */
   checkpointHeadShare: share(0.75, false)
 }
 
@@ -201,13 +201,13 @@ export const spillParts = (
 }
 
 /**
- * The cross-field rules the spec implies; each issue names the field to change.
+ * The cross-field rules of the budgets (rules L8, L9); each issue names the field to change.
  */
 const crossFieldIssues = (b: Schema.Struct.Type<typeof BudgetsFields>): Array<Schema.FilterIssue> => {
   const issues: Array<Schema.FilterIssue> = []
   const shellBytes = Math.max(b.shellStdoutMaxBytes, b.shellStderrMaxBytes)
   const shellLines = Math.max(b.shellStdoutMaxLines, b.shellStderrMaxLines)
-  // spec §2: capture is deliberately the looser ceiling; if it matched the result budget, a
+  // rules L8: capture is deliberately the looser ceiling; if it matched the result budget, a
   // spilled copy could never be fuller than the excerpt it backs.
   if (b.captureMaxBytes <= shellBytes) {
     issues.push({
@@ -278,7 +278,7 @@ const crossFieldIssues = (b: Schema.Struct.Type<typeof BudgetsFields>): Array<Sc
 }
 
 /**
- * The budgets schema, with the cross-field rules the spec implies.
+ * The budgets schema, with its cross-field rules (rules L8, L9).
  *
  * @since 0.1.0
  * @category models
@@ -312,7 +312,7 @@ export type BudgetField = keyof typeof BudgetsFields
 export const fieldNames: ReadonlyArray<BudgetField> = Object.keys(BudgetsFields) as Array<BudgetField>
 
 /**
- * The spec's limit table.
+ * The default limit table (rules L1).
  *
  * @since 0.1.0
  * @category constructors
@@ -330,7 +330,7 @@ export const defaults: BudgetsValue = BudgetsSchema.make({}, true)
 export const profileNames = ["spec", "compact"] as const
 
 /**
- * A preset of the budgets: `spec` is the spec's table (the default); `compact` spends less
+ * A preset of the budgets (rules L10): `spec` is the default limit table; `compact` spends less
  * context per call (small head-and-tail Bash excerpts, Read windows of a screenful) and relies
  * on the spill copy and on paging for the rest. The numbers and their reasons are in the README.
  *
@@ -339,7 +339,7 @@ export const profileNames = ["spec", "compact"] as const
  */
 export type Profile = (typeof profileNames)[number]
 
-/** What `compact` changes of the spec's table; every other field keeps its default. */
+/** What `compact` changes of the default table; every other field keeps its default. */
 const compactOverrides: Partial<Record<BudgetField, number>> = {
   // a Read window of a screenful of code: 250 lines of ~64 bytes, about 4k tokens
   searchMaxBytes: 16 * KB,
@@ -558,7 +558,7 @@ export const config: Config.Config<BudgetsValue> = configOf(undefined)
 export class Budgets extends Context.Tag("@toolcap/limits/Budgets")<Budgets, BudgetsValue>() {}
 
 /**
- * The spec's defaults.
+ * The default limit table.
  *
  * @since 0.1.0
  * @category layers

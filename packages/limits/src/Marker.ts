@@ -1,5 +1,5 @@
 /**
- * The exact truncation markers (spec §3, DECISIONS §2). A head cut appends its marker, a tail cut
+ * The exact truncation markers (rules M2–M7). A head cut appends its marker, a tail cut
  * prepends it, a head-and-tail cut puts it between the two; the closing sentence says exactly
  * what the spill file holds: the whole stream ("Full output saved"), or its head and its tail
  * with their sizes. Also the one line a head-and-tail spill file holds between its two parts.

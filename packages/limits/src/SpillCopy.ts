@@ -1,5 +1,5 @@
 /**
- * What a spill file holds for a stream (DECISIONS §1), defined on the whole stream at once: the
+ * What a spill file holds for a stream (rules F3), defined on the whole stream at once: the
  * stream itself when it fits `spillMaxBytes`; otherwise its head and its tail, each the cut a head
  * or tail cut of `Truncate` makes with half of `spillMaxBytes` (the tail's half less the gap
  * line), with the gap line (`Marker.spillGap`) between them. `@toolcap/spill` writes the same

@@ -1,6 +1,6 @@
 /**
  * The typed failures every toolcap tool shares, each with a stable wire `code` and a message that
- * says what was wrong and what to do next (DECISIONS §9). Bash's timeout and abort errors, which
+ * says what was wrong and what to do next (rules E1, E2). Bash's timeout and abort errors, which
  * carry a partial result, live with the Bash tool in `@toolcap/tools`.
  *
  * @since 0.1.0

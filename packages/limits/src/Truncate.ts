@@ -1,7 +1,7 @@
 /**
  * Keep-head and keep-tail cuts bounded by BOTH a byte and a line budget, over bytes or strings,
  * one-shot or streaming. Cuts keep whole lines; when not even one whole line fits, the one line
- * at the kept end is cut at a UTF-8 boundary instead, so the payload is never empty (spec §6.4).
+ * at the kept end is cut at a UTF-8 boundary instead, so the payload is never empty (rules M4).
  *
  * A "line" is text up to and including `\n`; a final piece without `\n` is a line too.
  *

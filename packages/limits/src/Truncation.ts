@@ -1,5 +1,5 @@
 /**
- * The machine-readable account of a bounded result (DECISIONS §2): which end was kept, kept and
+ * The machine-readable account of a bounded result (rules M10): which end was kept, kept and
  * total lines and bytes, the limit that applied, the spill file if one was written, and where to
  * continue. Every bounded toolcap result carries one beside its prose notice or marker.
  *

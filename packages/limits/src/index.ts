@@ -13,7 +13,7 @@
  */
 export * as Abort from "./Abort.js"
 /**
- * Every limit toolcap enforces, as one effect `Schema` with the spec's table as defaults, and the
+ * Every limit toolcap enforces, as one effect `Schema` whose defaults are the limit table, and the
  * `Budgets` service with its layers (defaults, per-field overrides, `TOOLCAP_*` config).
  *
  * @since 0.1.0

@@ -1,4 +1,4 @@
-// spec §2 limit table and DECISIONS §0: one schema, the table as defaults, overrides per field from
+// The limit table (rules L1, L8–L10): one schema, the table as defaults, overrides per field from
 // a Layer or from effect Config (TOOLCAP_*), invalid overrides fail at startup naming the field.
 import { assert, describe, it } from "@effect/vitest"
 import { Budgets, Marker, Truncate } from "@toolcap/limits"
@@ -6,7 +6,7 @@ import { ConfigProvider, Effect, Either, FastCheck as fc, Layer, Schema } from "
 
 const KB = 1024
 
-/** The spec's table (plus the DECISIONS numbers that live in the same schema), written out by hand. */
+/** The default limit table, every field of the schema, written out by hand. */
 const table = {
   searchMaxBytes: 48 * KB,
   searchMaxLines: 2000,
@@ -54,7 +54,7 @@ const loadFromEnv = (env: Record<string, string>) =>
   )
 
 describe("Budgets.defaults", () => {
-  it("equal the spec's limit table, field by field", () => {
+  it("equal the default limit table, field by field", () => {
     assert.deepStrictEqual([...Budgets.fieldNames], Object.keys(table))
     for (const field of Budgets.fieldNames) {
       assert.strictEqual(Budgets.defaults[field], table[field], field)
@@ -73,7 +73,7 @@ describe("Budgets.defaults", () => {
     }).pipe(Effect.provide(Budgets.layer))
   )
 
-  it("keep capture and spill above the Bash result budget (spec §7)", () => {
+  it("keep capture and spill above the Bash result budget", () => {
     const { captureMaxBytes, captureMaxLines, shellStdoutMaxBytes, shellStdoutMaxLines, spillMaxBytes } =
       Budgets.defaults
     assert.isAbove(captureMaxBytes, shellStdoutMaxBytes)

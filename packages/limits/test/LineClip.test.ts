@@ -1,4 +1,4 @@
-// spec §2 MAX_LINE_CHARS: any single line is clipped at 2000 chars (code points, DECISIONS §0) and
+// MAX_LINE_CHARS (rules L6): any single line is clipped at 2000 chars (code points, rules L2) and
 // counted for the notice; line endings stay byte-faithful; no surrogate pair is ever split.
 import { assert, describe, it } from "@effect/vitest"
 import { Budgets, LineClip } from "@toolcap/limits"

@@ -1,4 +1,4 @@
-// DECISIONS §2: the markers, character for character, and where they go (spec §3: appended for a
+// The markers (rules M2–M7), character for character, and where they go (appended for a
 // head cut, prepended for a tail cut; the spill sentence only when a copy was really written).
 import { assert, describe, it } from "@effect/vitest"
 import { Marker, Truncate } from "@toolcap/limits"
@@ -14,7 +14,7 @@ describe("Marker.render", () => {
     )
   })
 
-  it("head cut with a spill file (the spec's first example)", () => {
+  it("head cut with a spill file (the example of rules M2)", () => {
     assert.strictEqual(
       Marker.render({
         keep: "head",
@@ -28,7 +28,7 @@ describe("Marker.render", () => {
     )
   })
 
-  it("tail cut without a spill file (the spec's second example)", () => {
+  it("tail cut without a spill file (the example of rules M3)", () => {
     assert.strictEqual(
       Marker.render({ keep: "tail", keptLines: 1200, totalLines: 51234, keptBytes: 98000, ...shell }),
       "[truncated: kept the last 1200 of 51234 lines; limit 4000 lines / 96KB. Narrow the request to see more.]"
@@ -65,7 +65,7 @@ describe("Marker.render", () => {
     }
   })
 
-  it("single line with a spill file (the spec's third example)", () => {
+  it("single line with a spill file (the example of rules M4)", () => {
     for (const keep of ["head", "tail"] as const) {
       assert.strictEqual(
         Marker.render({

@@ -1,4 +1,4 @@
-// DECISIONS §9: one tagged error per failure, each with a stable wire code and a message saying
+// Rules E1 and E2: one tagged error per failure, each with a stable wire code and a message saying
 // what was wrong and what to do next.
 import { assert, describe, it } from "@effect/vitest"
 import { ToolError } from "@toolcap/limits"

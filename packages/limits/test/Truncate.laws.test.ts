@@ -1,4 +1,4 @@
-// The laws of the cuts (issue 2, spec §6 rules 1 and 4, §7 "truncated results still valid UTF-8"),
+// The laws of the cuts (rules M1, M4, M6, M8, M9: marker iff cut, never empty, valid UTF-8),
 // each checked against the naive oracle of ./oracle.ts on inputs biased towards truncation.
 import { assert, describe, it } from "@effect/vitest"
 import { Truncate } from "@toolcap/limits"
@@ -70,7 +70,7 @@ describe("Truncate laws", () => {
         assert.isTrue(endsWith(whole, cut.bytes), "bytes are a suffix")
         assert.isTrue(isSafeCut(whole, whole.length - cut.bytes.length))
       }
-      // spec §6.4: never an empty payload for a non-empty input
+      // rules M4: never an empty payload for a non-empty input
       if (input.length > 0) assert.isAbove(cut.bytes.length, 0)
     },
     runs

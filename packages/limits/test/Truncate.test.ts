@@ -1,4 +1,4 @@
-// The rules of the cuts on concrete inputs: spec §2 (budgets), §3 (markers), §6 rules 1, 2 and 4.
+// The rules of the cuts on concrete inputs: budgets (rules L3–L5), markers (rules M1–M4), stderr's tail (rules B4).
 import { assert, describe, it } from "@effect/vitest"
 import { Budgets, Truncate } from "@toolcap/limits"
 import { Chunk, Effect, Stream } from "effect"
@@ -32,7 +32,7 @@ const streamed = (input: Uint8Array, options: Truncate.CutOptions, size = 64 * K
 
 const encode = (text: string) => new TextEncoder().encode(text)
 
-describe("Truncate: a single line larger than the whole budget (spec §6.4)", () => {
+describe("Truncate: a single line larger than the whole budget", () => {
   const line = "x".repeat(4_200_000)
 
   it("a 4,200,000-byte line cut to the 96KB head budget keeps 98304 bytes, with the exact marker", () => {
@@ -127,7 +127,7 @@ describe("Truncate: the line budget (seq 1 100000)", () => {
     assert.deepInclude(cut, { keptLines: 4000, totalLines: 100_000, totalBytes: input.length })
   })
 
-  it("stderr keeps the last 4000 of 100000 lines, marker prepended (spec §6.2)", () => {
+  it("stderr keeps the last 4000 of 100000 lines, marker prepended", () => {
     const cut = Truncate.cutString(input, stderr)
     assert.strictEqual(cut.text, seq(96_001, 100_000))
     assert.strictEqual(
@@ -187,7 +187,7 @@ describe("Truncate: the byte budget", () => {
   })
 })
 
-describe("Truncate: lines (DECISIONS §0)", () => {
+describe("Truncate: lines", () => {
   it("a final piece without a newline is a line", () => {
     const cut = Truncate.cutString("a\nb\nc", { keep: "tail", maxBytes: 1024, maxLines: 1 })
     assert.strictEqual(cut.text, "c")

@@ -1,4 +1,4 @@
-// DECISIONS §2: every bounded result also carries a machine-readable truncation object.
+// Rules M10: every bounded result also carries a machine-readable truncation object.
 import { assert, describe, it } from "@effect/vitest"
 import { Truncate, Truncation } from "@toolcap/limits"
 import { Schema } from "effect"

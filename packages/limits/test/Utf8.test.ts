@@ -1,4 +1,4 @@
-// The boundaries every cut relies on (DECISIONS §0: no cut splits a code point or a UTF-8 sequence),
+// The boundaries every cut relies on (rules M8: no cut splits a code point or a UTF-8 sequence),
 // checked against TextDecoder itself, including on input that is not UTF-8 at all.
 import { assert, describe, it } from "@effect/vitest"
 import { Utf8 } from "@toolcap/limits"

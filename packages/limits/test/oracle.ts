@@ -14,7 +14,7 @@ const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })
 export const decode = (bytes: Uint8Array): string => decoder.decode(bytes)
 export const encode = (text: string): Uint8Array => new TextEncoder().encode(text)
 
-/** Lines as DECISIONS §0 defines them: up to and including `\n`; a final piece without one is a line too. */
+/** Lines as rules L3 defines them: up to and including `\n`; a final piece without one is a line too. */
 export const splitLines = (input: Uint8Array): Array<Uint8Array> => {
   const lines: Array<Uint8Array> = []
   let start = 0

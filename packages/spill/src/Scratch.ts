@@ -1,5 +1,5 @@
 /**
- * The per-session scratch directory and the spill files written into it (spec §3a, DECISIONS §6).
+ * The per-session scratch directory and the spill files written into it (rules F1–F8).
  *
  * `<dataDir>/scratch/<sessionId>/` is created on the FIRST spill only (mode 0700), so a session
  * that stayed under budget leaves nothing behind. Spill files live in its `tool-output/`
@@ -108,7 +108,7 @@ export interface SpillRecorder {
 export class Scratch extends Context.Tag("@toolcap/spill/Scratch")<Scratch, ScratchValue>() {}
 
 /**
- * What a valid session id looks like (DECISIONS §6): it becomes one path segment.
+ * What a valid session id looks like (rules F2): it becomes one path segment.
  *
  * @since 0.1.0
  * @category models
@@ -418,7 +418,7 @@ export const make = (
         }
         return Option.none<string>()
       })
-      // spec §3a: a failed spill costs the hint only, never the tool result
+      // rules F5: a failed spill costs the hint only, never the tool result
       return write.pipe(
         Effect.catchAll(() => Effect.succeed(Option.none<string>())),
         Effect.catchAllDefect(() => Effect.succeed(Option.none<string>()))
@@ -469,7 +469,7 @@ export interface TestOptions {
   readonly sessionId?: string | undefined
   /** Used to build the (fictitious) absolute paths; default `/toolcap-test-data`. */
   readonly dataDir?: string | undefined
-  /** Cap of each spill (whole or head and tail, as on disk); default the spec's SPILL_MAX_BYTES. */
+  /** Cap of each spill (whole or head and tail, as on disk); default `Budgets.defaults.spillMaxBytes`. */
   readonly spillMaxBytes?: number | undefined
   /** Receives every written spill, path -> bytes, so a test can read it back. */
   readonly files?: Map<string, Uint8Array> | undefined

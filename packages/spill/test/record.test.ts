@@ -1,4 +1,4 @@
-// DECISIONS §1/§2: a spill copy is the whole stream when it fits SPILL_MAX_BYTES, else its head
+// Rules F3 and F4: a spill copy is the whole stream when it fits SPILL_MAX_BYTES, else its head
 // and its tail (half each, cut where a head or tail cut of @toolcap/limits cuts) with one line
 // between them stating what was left out; the copy is streamed to disk once it outgrows memory.
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"

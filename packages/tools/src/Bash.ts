@@ -1,5 +1,5 @@
 /**
- * The Bash tool (spec §2, §3, §3a, §6 rules 2, 4, 7; DECISIONS §1, §2, §5, §6).
+ * The Bash tool (rules B1–B12, with its limits L5, L7 and spill copies F3–F5).
  *
  * Runs `bash -c <command>` (`sh -c` where bash is missing) in the workspace root with stdin on
  * /dev/null, as a tree of the `Supervisor` (in its containment tier, with `TOOLCAP_RUN_ID=<runId>`

@@ -1,5 +1,5 @@
 /**
- * Binary detection for Read and Grep (spec §6.3, DECISIONS §3): a file is binary when its extension
+ * Binary detection for Read and Grep (rules R7, S8): a file is binary when its extension
  * is on a blocklist of formats that are never text, or when a sniff of its first
  * `binarySniffBytes` finds a NUL byte or more than `binaryNonPrintableRatio` of bytes that are
  * neither printable ASCII, nor `\t \n \r \f \v`, nor part of valid UTF-8. UTF-16 text counts as

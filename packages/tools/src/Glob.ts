@@ -1,5 +1,5 @@
 /**
- * The Glob tool (spec §2, §5, §6.6; DECISIONS §4): files whose path matches a glob, newest first.
+ * The Glob tool (rules S1–S5, S12): files whose path matches a glob, newest first.
  *
  * - `pattern` is a glob relative to `path` (default: the workspace root), in picomatch's syntax
  *   (`internal/search/pattern/glob.ts`), matched in time linear in each path whatever the pattern;
@@ -59,7 +59,7 @@ export const GlobInput = Schema.Struct({
 export type GlobInput = typeof GlobInput.Type
 
 /**
- * The spec's `GlobResult` plus `truncation` (present exactly when `truncated` is true).
+ * The Glob result: matches, `truncated`, `notice`, plus `truncation` (present exactly when `truncated` is true).
  *
  * @since 0.1.0
  * @category models

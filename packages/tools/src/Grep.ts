@@ -1,5 +1,5 @@
 /**
- * The Grep tool (spec §2, §5, §6.3, §6.6; DECISIONS §4): ripgrep over the workspace, a scratch
+ * The Grep tool (rules S1–S11): ripgrep over the workspace, a scratch
  * file or an approved external root, newest files first, bounded.
  *
  * - Engine: ripgrep from `@vscode/ripgrep`, an argv array, killed when the call is interrupted or
@@ -156,7 +156,7 @@ export const CountResult = Schema.Struct({
 })
 
 /**
- * The spec's `GrepResult` union plus `truncation` (present exactly when `truncated` is true).
+ * The Grep result, one shape per output mode, plus `truncation` (present exactly when `truncated` is true).
  *
  * @since 0.1.0
  * @category models

@@ -1,5 +1,5 @@
 /**
- * Ignore files with git's semantics, decided the way ripgrep decides them (DECISIONS §4), so that
+ * Ignore files with git's semantics, decided the way ripgrep decides them (rules S2–S4), so that
  * Glob's walk and Grep's ripgrep agree file for file.
  *
  * Each directory of a walk may hold `.rgignore`, `.ignore`, `.gitignore` and `.git/info/exclude`;

@@ -1,6 +1,6 @@
 /**
  * A sparse line-offset index per file, so that the next page of an unchanged file seeks instead of
- * rescanning from line 1 (DECISIONS §3).
+ * rescanning from line 1 (rules R4).
  *
  * A checkpoint says "line L starts at byte B". Read records one per chunk while it scans towards
  * an offset, and one exactly where each window ends (the next page's offset), plus the total line

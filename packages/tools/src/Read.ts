@@ -1,5 +1,5 @@
 /**
- * The Read tool (spec §2, §3, §5, §6; DECISIONS §3): a window of a text file, byte-faithful, no
+ * The Read tool (rules R1–R9, M11): a window of a text file, byte-faithful, no
  * line numbers and no marker in `content`, with the window's metadata beside it.
  *
  * - `offset` is the 1-based first line (default 1), `limit` a line count (default and maximum the
@@ -52,7 +52,7 @@ export const ReadInput = Schema.Struct({
 export type ReadInput = typeof ReadInput.Type
 
 /**
- * The spec's `ReadResult` plus the machine-readable `truncation` (present exactly when
+ * The Read result: the window and its metadata, plus the machine-readable `truncation` (present exactly when
  * `truncated` is true).
  *
  * @since 0.1.0

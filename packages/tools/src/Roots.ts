@@ -1,5 +1,5 @@
 /**
- * Where Read, Glob and Grep may look (DECISIONS §3): the workspace, the session's scratch
+ * Where Read, Glob and Grep may look (rules P1–P4): the workspace, the session's scratch
  * directory (where spill files live) and the external roots the host approved. A path is resolved
  * through every symlink BEFORE the containment check, so a link pointing out of the workspace is
  * denied and a link between two places inside it is followed.

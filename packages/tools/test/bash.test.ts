@@ -226,7 +226,7 @@ describe("Bash: streaming chunks", () => {
   )
 })
 
-describe("Bash: bounded results (spec §7)", () => {
+describe("Bash: bounded results", () => {
   it.scopedLive(
     "seq 1 100000: stdout keeps the first 4000 lines, marks them and spills its head and tail, as the marker says",
     () =>
@@ -623,7 +623,7 @@ describe("Bash: timeout input", () => {
   )
 })
 
-describe("Bash: timeout, abort and interruption stop the whole tree (spec §6.7)", () => {
+describe("Bash: timeout, abort and interruption stop the whole tree", () => {
   it.scopedLive(
     "timeout: TOOL_TIMEOUT with the partial result and the pids; no process and no chunk afterwards",
     () =>

@@ -7,7 +7,7 @@ import { Binary } from "@toolcap/tools"
 const ratio = Budgets.defaults.binaryNonPrintableRatio
 const sniff = (bytes: Uint8Array) => Binary.sniff(bytes, ratio)
 
-/** The rule of DECISIONS §3, computed byte by byte with the platform's own UTF-8 decoder. */
+/** Binary detection as rules R7 states it, computed byte by byte with the platform's own UTF-8 decoder. */
 const oracle = (bytes: Uint8Array): boolean => {
   if (bytes.includes(0)) return true
   if (

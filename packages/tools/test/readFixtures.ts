@@ -120,7 +120,7 @@ export const ripgrep = (args: ReadonlyArray<string>, cwd: string): Array<string>
   return result.stdout.split(args.includes("--null") ? "\0" : "\n").filter((line) => line.length > 0)
 }
 
-/** The flags that make ripgrep decide files as DECISIONS §4 says (same as the tools use). */
+/** The flags that make ripgrep decide files as rules S2 and S3 say (same as the tools use). */
 export const oracleFlags = [
   "--no-config",
   "--hidden",

@@ -1,6 +1,6 @@
 /**
- * The torture suite (issue 3) in this machine's tiers, with the native launcher where it is built:
- * every scenario of `tortureScenarios.ts`, three runs each, all scenarios of a tier at once.
+ * The torture suite (rules X5, X6) in this machine's tiers, with the native launcher where it is
+ * built: every scenario of `tortureScenarios.ts`, three runs each, all scenarios of a tier at once.
  */
 import { afterAll, assert } from "@effect/vitest"
 import type { Supervisor } from "@toolcap/tools"

@@ -1,5 +1,5 @@
 /**
- * The torture scenarios (issue 3): real process trees that try to outlive their call, registered
+ * The torture scenarios (rules X5, X6): real process trees that try to outlive their call, registered
  * as tests of one supervisor by `registerTorture` — the default tiers in `torture.test.ts`, the
  * tiers without the native launcher in `fallback.test.ts`. After each run no process carrying the
  * run's cookie (nor one named with the scenario's unique tag) is alive, zombies aside, and no chunk

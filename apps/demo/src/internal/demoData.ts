@@ -1,7 +1,7 @@
 /**
  * The demo's generated workspace: a multi-megabyte log, a file with one very long line, two
  * binary files, many small modules with staggered modification times, and an ignored
- * node_modules tree; plus a transcript shaped like the spec's worked example.
+ * node_modules tree; plus a transcript shaped like the checkpoint's worked example (rules C2).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -83,8 +83,8 @@ const textOf = (label: string, tokens: number, estimate: (text: string) => numbe
 }
 
 /**
- * The spec's worked example as a transcript: user messages of about 5,000, 12,000 and 6,000
- * tokens (oldest first) with tool calls and large tool results between them.
+ * The checkpoint's worked example (rules C2) as a transcript: user messages of about 5,000,
+ * 12,000 and 6,000 tokens (oldest first) with tool calls and large tool results between them.
  *
  * @internal
  */

@@ -1,5 +1,5 @@
 /**
- * What a spill file holds (DECISIONS §1): the whole stream when it fits `spillMaxBytes`, else its
+ * What a spill file holds (rules F3): the whole stream when it fits `spillMaxBytes`, else its
  * head and its tail, each cut at a line boundary exactly as a head or tail cut of
  * `@toolcap/limits` would cut it (a UTF-8 boundary when no whole line fits), with one line between
  * them saying how many bytes and lines were left out. Works on a reader of the stream's retained

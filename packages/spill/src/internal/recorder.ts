@@ -210,7 +210,7 @@ export const make = (env: RecorderEnv): Recorder => {
     try {
       run()
     } catch {
-      // spec §3a: a spill that cannot be written costs the hint only
+      // rules F5: a spill that cannot be written costs the hint only
       fail()
     }
   }

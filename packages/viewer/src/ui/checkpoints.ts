@@ -6,7 +6,7 @@
 import { formatCount, h, json } from "./dom.js"
 import type { Checkpoint, ContextEntry, CutFigures, Info, Outcome, StoredCheckpoint } from "./types.js"
 
-/** The checkpoint marker (spec §4), between the head and the tail of a cut message. */
+/** The checkpoint marker (rules C2), between the head and the tail of a cut message. */
 const checkpointMarker = "[checkpoint truncated: this message crossed the retained context budget]"
 
 const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 100))

@@ -14,7 +14,7 @@ const CALLS_SHOWN = 50
 /** Characters of a non-Bash result shown inline (the full output view opens the rest). */
 const RESULT_PREVIEW_CHARS = 4096
 
-/** The model-facing marker (spec §3) inside a Bash excerpt. */
+/** The model-facing marker (rules M2–M6) inside a Bash excerpt. */
 const markerPattern = /\[truncated: [^\]\n]*\]/g
 
 interface Pane {

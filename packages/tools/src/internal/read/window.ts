@@ -186,7 +186,7 @@ const collect = async (options: ScanOptions, start: LineIndex.Checkpoint): Promi
         stoppedBy = "bytes"
         return
       }
-      // spec §6.4: one line larger than the whole budget still yields a safe prefix of it
+      // rules M4: one line larger than the whole budget still yields a safe prefix of it
       piece = piece.subarray(0, Utf8.prefixBoundary(piece, maxBytes))
       singleLineBytes = lineBytes
       clipped = true

@@ -125,7 +125,7 @@ const makeResult = (c: CollectInput) => {
   const offer = (candidate: Candidate, found: Hits.FileHits): boolean => {
     if (leftOver) return false
     if (found.matchedLines === 0 && found.lines.length === 0) return true
-    // the files Read refuses are skipped silently (spec §6.3)
+    // the files Read refuses are skipped silently (rules S8)
     if (found.text !== true && Hits.isBinary(candidate, budgets)) return true
     if (gate.full()) {
       leftOver = true
@@ -275,7 +275,7 @@ export const collect = (
  * prints what the mode returns; files reach the result in that order as their output completes.
  * ripgrep leaves equal times in walk order, so the files of one modification time (dated here
  * with `lstat` as their output arrives; only files with hits are dated) are held until the next
- * time shows up and then offered by path, as the order requires (spec §6.6). The run is stopped
+ * time shows up and then offered by path, as the order requires (rules S1). The run is stopped
  * as soon as the result is capped. One process per call: the listing, the batches and the
  * pattern's validation are that run.
  */

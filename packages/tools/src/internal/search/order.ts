@@ -1,5 +1,5 @@
 /**
- * Relevance order and the result budget shared by Glob and Grep (spec §6.6, DECISIONS §4).
+ * Relevance order and the result budget shared by Glob and Grep (rules S1, L4).
  */
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"

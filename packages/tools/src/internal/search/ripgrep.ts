@@ -12,7 +12,7 @@ import * as Confinement from "../../Confinement.js"
 import * as Supervisor from "../../Supervisor.js"
 
 /**
- * Flags of every run, so that ripgrep decides exactly what DECISIONS §4 says: no config file, hidden
+ * Flags of every run, so that ripgrep decides exactly what rules S2 and S3 say: no config file, hidden
  * files included, git rules whether or not a repository exists, no ignore file above the search
  * root, no user-global excludes, no noise about unreadable files (they are not errors of the call).
  */
