@@ -12,9 +12,18 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Supervisor } from "@toolcap/tools"
-import { cgroupParent, killNamed, processesNamed, scopesOffered } from "./bashFixtures.js"
-import { registerBoundCases, registerNestedCgroupEscapes } from "./containmentCases.js"
+import { Procfs } from "@toolcap/spill"
+import { Bash, Supervisor } from "@toolcap/tools"
+import {
+  cgroupParent,
+  fastGraces,
+  isLive,
+  killNamed,
+  processesNamed,
+  scopesOffered,
+  testEnv
+} from "./bashFixtures.js"
+import { readPid, registerBoundCases, registerNestedCgroupEscapes } from "./containmentCases.js"
 
 const tiers: ReadonlyArray<Supervisor.Tier> = cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
 
@@ -62,6 +71,43 @@ for (const cgroupEntry of ["launcher", "prologue"] as const) {
     mark: cgroupEntry === "launcher" ? "81" : "82"
   })
 }
+
+const mount = Procfs.cgroup2()?.mount
+
+describe.runIf(cgroupParent() !== undefined && mount !== undefined && process.getuid?.() === 0)(
+  "a shell that moves itself out of the call's cgroup (root may write to any cgroup)",
+  () => {
+    for (const cgroupEntry of ["launcher", "prologue"] as const) {
+      it.scopedLive(
+        `past its deadline it and what it started are ended and reported (${cgroupEntry} entry)`,
+        () =>
+          Effect.gen(function* () {
+            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const tag = `1000.84${cgroupEntry === "launcher" ? 1 : 2}`
+            yield* Effect.addFinalizer(() => killNamed(tag))
+            const command = [
+              `echo $$ > ${mount}/cgroup.procs || exit 3`,
+              `echo $$ > shell; sleep ${tag}1 & echo $! > child`,
+              `echo moved; exec sleep ${tag}2`
+            ].join("\n")
+            const failed = yield* Bash.run({ command, timeout: 1 }).pipe(
+              Effect.provide(env.layer),
+              Effect.flip
+            )
+            assert.instanceOf(failed, Bash.ToolTimeout)
+            assert.include(failed.partial.stdout, "moved")
+            for (const name of ["shell", "child"]) {
+              const pid = readPid(env.workspace, name)
+              assert.include(failed.killedPids, pid, `${name} ${pid} was not reported stopped`)
+              assert.isFalse(isLive(pid), `${name} ${pid} outlived the call`)
+            }
+            assert.deepStrictEqual(processesNamed(`sleep ${tag}`), [])
+            assert.isFalse(fs.existsSync(path.join(cgroupParent()!, failed.partial.runId)))
+          })
+      )
+    }
+  }
+)
 
 /** A run id of a host that is gone: this worker's pid with a start time it never had. */
 const deadHostRunId = (suffix: string) => `${process.pid.toString(36)}-1-${suffix}`

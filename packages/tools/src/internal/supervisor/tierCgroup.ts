@@ -5,18 +5,23 @@
  * Stopping reads the members from the cgroup and ends with removing it. The parent outlives the
  * layer's last call by a short linger, so calls back to back do not make and remove it each time.
  */
+import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Order from "effect/Order"
 import type * as Scope from "effect/Scope"
 import type { ToolError } from "@toolcap/limits"
-import type { Command, Containment } from "../../Supervisor.js"
+import { Procfs } from "@toolcap/spill"
+import type { Command, Containment, TreeOptions } from "../../Supervisor.js"
 import * as Cgroup from "./cgroup.js"
 import * as Confine from "./confine.js"
+import * as Group from "./group.js"
 import * as Launch from "./launch.js"
 import * as Launcher from "./launcherServer.js"
 import type { Watchdog } from "./lifeline.js"
-import { nothingStopped, terminate } from "./terminate.js"
+import { nothingStopped, terminate, type TreeStop } from "./terminate.js"
 import type { Tier } from "./tier.js"
 
 /**
@@ -175,6 +180,8 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           const started = yield* (
             served === undefined ? spawnHere : callServer(served, spawnHere, command)
           ).pipe(Effect.tapError(() => removeCgroup(0)))
+          // to tell the process Node started from a later one with its pid (a server reaps its launcher)
+          const startedAt = Procfs.startTimeOf(started.pid)
           return {
             ...started,
             containment: call.containment,
@@ -194,12 +201,23 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                   // for (the lifeline keeps it registered, the watchdog retries when the host ends)
                   yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
                 }
-                // the launcher (outside the cgroup) ends right after its child: waited for, so closing
-                // the scope leaves no process of the call behind
-                if (launched && started.exit.status() === undefined) {
-                  yield* Effect.interruptible(Launch.awaitExit(started.exit)).pipe(
+                // the launcher (outside the cgroup) ends right after its child, the prologue's shell is
+                // a member: waited for, so closing the scope leaves no process of the call behind
+                if (started.exit.status() === undefined) {
+                  const exit = Effect.interruptible(Launch.awaitExit(started.exit)).pipe(
                     Effect.timeoutOption(Duration.millis(tree.killWaitMs))
                   )
+                  if (Option.isNone(yield* exit)) {
+                    const running = () =>
+                      started.exit.status() === undefined &&
+                      startedAt !== undefined &&
+                      Procfs.startTimeOf(started.pid) === startedAt
+                    const escaped = yield* stopEscapedShell(started.pid, launched, running, tree)
+                    if (escaped !== undefined) {
+                      stopped = joinStops(stopped, escaped)
+                      yield* exit
+                    }
+                  }
                 }
                 return memory === undefined ? stopped : { ...stopped, memory }
               })
@@ -208,6 +226,46 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     }
     return tier
   })
+
+/** The process when it runs (not a zombie). */
+const alive = (info: Procfs.ProcessInfo | undefined): Procfs.ProcessInfo | undefined =>
+  info !== undefined && info.state !== "Z" && info.state !== "X" ? info : undefined
+
+/** Pids of both lists, once each, ascending. */
+const joinPids = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): Array<number> =>
+  Arr.sort(Arr.dedupe([...a, ...b]), Order.number)
+
+/**
+ * A shell still alive after its cgroup was stopped (the prologue's `pid`, or the child its launcher
+ * `pid` still waits on) left the call's cgroup: a command that may write to a cgroup outside
+ * toolcap's (root) can move itself there. It, its group, its cookie carriers and their descendants
+ * are ended at once, as the group tier finds them; undefined when no such shell is alive.
+ */
+const stopEscapedShell = (
+  pid: number,
+  launched: boolean,
+  running: () => boolean,
+  tree: TreeOptions
+): Effect.Effect<TreeStop | undefined> =>
+  Effect.suspend(() => {
+    // still the process Node started (not reaped, not a reused pid)
+    if (!running()) return Effect.succeed(undefined)
+    const shell = launched
+      ? Procfs.listProcesses().find((info) => info.ppid === pid && alive(info) !== undefined)
+      : alive(Procfs.readProcess(pid))
+    if (shell === undefined) return Effect.succeed(undefined)
+    const ops = Group.treeOps({ rootPid: shell.pid, runId: tree.runId, rootStartTime: shell.startTime })
+    // past the deadline and its grace already: no second grace
+    return terminate(ops, { killGraceMs: 0, killWaitMs: tree.killWaitMs })
+  })
+
+/** Two stops' pids together, ascending. */
+const joinStops = (first: TreeStop, second: TreeStop): TreeStop => ({
+  signalled: joinPids(first.signalled, second.signalled),
+  killed: joinPids(first.killed, second.killed),
+  unstoppable: joinPids(first.unstoppable, second.unstoppable),
+  survivors: joinPids(first.survivors, second.survivors)
+})
 
 /**
  * Hands the call to the launcher server; `spawnHere` when the server started nothing. A server
