@@ -9,7 +9,6 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -28,19 +27,13 @@ import * as Demo from "./Demo.js"
 import * as Doctor from "./Doctor.js"
 import * as Call from "./internal/call.js"
 import * as McpCommand from "./internal/mcp.js"
+import { optionsOf } from "./internal/cliOptions.js"
+import * as Declared from "./internal/options.js"
 import { resolveDataDir } from "./internal/dataDir.js"
 import * as Output from "./internal/output.js"
 import { serveViewer } from "./internal/viewer.js"
 import { ExitCode, printLine, setExitCode } from "./internal/output.js"
-import {
-  budgetsLayer,
-  hostConfig,
-  profileChoices,
-  reportUsage,
-  stderrLogger,
-  UsageError,
-  usage
-} from "./internal/usage.js"
+import { budgetsLayer, hostConfig, reportUsage, stderrLogger, usage } from "./internal/usage.js"
 
 /**
  * A usage error: the command line itself is wrong. Reported on stderr with exit code 1.
@@ -50,39 +43,6 @@ import {
  */
 export { UsageError } from "./internal/usage.js"
 
-const workspaceOption = Options.directory("workspace").pipe(
-  Options.withDescription("Workspace directory (default: the current directory)."),
-  Options.optional
-)
-const dataDirOption = Options.directory("data-dir").pipe(
-  Options.withDescription("Data directory (default: $TOOLCAP_DATA_DIR, else $XDG_DATA_HOME/toolcap)."),
-  Options.optional
-)
-const approveOption = Options.directory("approve").pipe(
-  Options.withDescription("An external directory the tools may reach (repeatable)."),
-  Options.repeated
-)
-
-const staleAfterOption = Options.integer("stale-after").pipe(
-  Options.withDescription(
-    "Seconds without change after which a dead session's scratch directory is removed."
-  ),
-  Options.withDefault(McpCommand.defaultStaleAfterSeconds)
-)
-
-const profileOption = Options.choice("profile", profileChoices).pipe(
-  Options.withDescription(
-    "Preset of budgets: spec (the default) or compact; TOOLCAP_* variables still override a field."
-  ),
-  Options.optional
-)
-
-const uiOption = Options.boolean("ui").pipe(
-  Options.withDescription(
-    "Also serve the live viewer on 127.0.0.1; its URL (with its token) is printed on stderr."
-  )
-)
-
 const call = Command.make(
   "call",
   {
@@ -91,48 +51,20 @@ const call = Command.make(
       { name: "tool" }
     ).pipe(Args.withDescription("Read, Glob, Grep or Bash.")),
     input: Args.text({ name: "input" }).pipe(Args.withDescription("The tool input as one JSON object.")),
-    workspace: workspaceOption,
-    dataDir: dataDirOption,
-    session: Options.text("session").pipe(
-      Options.withDescription("Session id (scratch directory name)."),
-      Options.withDefault("default")
-    ),
-    approve: approveOption,
-    stream: Options.boolean("stream").pipe(
-      Options.withDescription("Print Bash's chunks as NDJSON while it runs, then the result line.")
-    ),
-    profile: profileOption,
-    text: Options.boolean("text").pipe(
-      Options.withDescription("Print the text the model reads of the outcome instead of the JSON line.")
-    )
+    ...optionsOf(Declared.call)
   },
   (args) => Call.run(args)
 ).pipe(Command.withDescription("Run one tool call and print its outcome as one JSON line."))
 
-const mcp = Command.make(
-  "mcp",
-  {
-    workspace: workspaceOption,
-    dataDir: dataDirOption,
-    session: Options.text("session").pipe(
-      Options.withDescription(
-        "Session id (default: mcp-<pid>); its scratch directory is removed when the server stops."
-      ),
-      Options.optional
-    ),
-    approve: approveOption,
-    staleAfter: staleAfterOption,
-    ui: uiOption,
-    profile: profileOption
-  },
-  (args) => McpCommand.serve(args)
-).pipe(Command.withDescription("Serve Read, Glob, Grep and Bash over MCP (stdio)."))
+const mcp = Command.make("mcp", optionsOf(Declared.mcp), (args) => McpCommand.serve(args)).pipe(
+  Command.withDescription("Serve Read, Glob, Grep and Bash over MCP (stdio).")
+)
 
 const sessionEnd = Command.make(
   "end",
   {
     session: Args.text({ name: "id" }).pipe(Args.withDescription("The session id to end.")),
-    dataDir: dataDirOption
+    ...optionsOf(Declared.sessionEnd)
   },
   (args) =>
     Effect.gen(function* () {
@@ -148,20 +80,6 @@ const sessionEnd = Command.make(
     }).pipe(Effect.provide(Layer.merge(budgetsLayer, NodeFileSystem.layer)))
 ).pipe(Command.withDescription("End a session: remove its scratch directory (spill files)."))
 
-const formatOption = Options.choice("format", [
-  "toolcap",
-  "anthropic",
-  "openai-chat",
-  "openai-responses"
-]).pipe(Options.withDescription("Shape of the transcript file (default: detected)."), Options.optional)
-
-const storeOption = Options.text("store").pipe(
-  Options.withDescription(
-    "Checkpoint store: a SQLite file or a postgres:// URL (default: $TOOLCAP_CHECKPOINT_STORE, else <data-dir>/checkpoints.sqlite)."
-  ),
-  Options.optional
-)
-
 /** `--store`, else `TOOLCAP_CHECKPOINT_STORE`, else the data dir's SQLite file (the host's default). */
 const storeLocation = (store: Option.Option<string>) =>
   Option.isSome(store)
@@ -174,14 +92,7 @@ const checkpointBuild = Command.make(
     transcript: Args.file({ name: "transcript.json", exists: "yes" }).pipe(
       Args.withDescription("The transcript: toolcap's neutral shape, or Anthropic / OpenAI messages.")
     ),
-    session: Options.text("session").pipe(Options.withDescription("Session id the checkpoint belongs to.")),
-    summary: Options.text("summary").pipe(
-      Options.withDescription("The host's summary of the dropped history."),
-      Options.optional
-    ),
-    format: formatOption,
-    dataDir: dataDirOption,
-    store: storeOption
+    ...optionsOf(Declared.checkpointBuild)
   },
   (args) =>
     Effect.gen(function* () {
@@ -205,33 +116,26 @@ const checkpointBuild = Command.make(
     }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Build a checkpoint of a transcript, persist it, print it as one JSON line."))
 
-const checkpointShow = Command.make(
-  "show",
-  {
-    session: Options.text("session").pipe(Options.withDescription("Session id.")),
-    dataDir: dataDirOption,
-    store: storeOption
-  },
-  (args) =>
-    Effect.gen(function* () {
-      const config = yield* hostConfig({ ...args, workspace: Option.none(), approve: [] })
-      const store = yield* storeLocation(args.store)
-      const host = yield* ToolHost.make({ ...config, checkpointFile: Option.getOrUndefined(store) }).pipe(
-        Effect.mapError(usage)
+const checkpointShow = Command.make("show", optionsOf(Declared.checkpointShow), (args) =>
+  Effect.gen(function* () {
+    const config = yield* hostConfig({ ...args, workspace: Option.none(), approve: [] })
+    const store = yield* storeLocation(args.store)
+    const host = yield* ToolHost.make({ ...config, checkpointFile: Option.getOrUndefined(store) }).pipe(
+      Effect.mapError(usage)
+    )
+    const exit = yield* Effect.exit(host.latestCheckpoint)
+    if (Exit.isSuccess(exit) && Option.isNone(exit.value)) {
+      yield* printLine(
+        Outcome.fail({
+          code: "CHECKPOINT_NOT_FOUND",
+          message: `No checkpoint is stored for session "${args.session}" in ${Option.isSome(store) && !CheckpointStore.isPostgresUrl(store.value) ? store.value : Option.isSome(store) ? "the PostgreSQL store" : ToolHost.checkpointFileOf(config.dataDir)}. Build one with: toolcap checkpoint build <transcript.json> --session ${args.session}`,
+          sessionId: args.session
+        })
       )
-      const exit = yield* Effect.exit(host.latestCheckpoint)
-      if (Exit.isSuccess(exit) && Option.isNone(exit.value)) {
-        yield* printLine(
-          Outcome.fail({
-            code: "CHECKPOINT_NOT_FOUND",
-            message: `No checkpoint is stored for session "${args.session}" in ${Option.isSome(store) && !CheckpointStore.isPostgresUrl(store.value) ? store.value : Option.isSome(store) ? "the PostgreSQL store" : ToolHost.checkpointFileOf(config.dataDir)}. Build one with: toolcap checkpoint build <transcript.json> --session ${args.session}`,
-            sessionId: args.session
-          })
-        )
-        return yield* setExitCode(ExitCode.toolError)
-      }
-      yield* Call.answer("checkpoint", Exit.map(exit, Option.getOrNull), "json")
-    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+      return yield* setExitCode(ExitCode.toolError)
+    }
+    yield* Call.answer("checkpoint", Exit.map(exit, Option.getOrNull), "json")
+  }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("Print the session's latest checkpoint as one JSON line."))
 
 const checkpoint = Command.make("checkpoint").pipe(
@@ -244,54 +148,33 @@ const session = Command.make("session").pipe(
   Command.withSubcommands([sessionEnd])
 )
 
-const sweep = Command.make(
-  "sweep",
-  {
-    dataDir: dataDirOption,
-    staleAfter: staleAfterOption
-  },
-  (args) =>
-    Effect.gen(function* () {
-      if (args.staleAfter < 0)
-        return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
-      const dataDir = yield* resolveDataDir(args.dataDir)
-      const swept = yield* Scratch.sweep(dataDir, {
-        staleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
-      })
-      yield* printLine(Outcome.succeed({ scratchRoot: Scratch.scratchRoot(dataDir), removed: swept.removed }))
-      yield* setExitCode(ExitCode.ok)
-    }).pipe(Effect.provide(NodeFileSystem.layer))
+const sweep = Command.make("sweep", optionsOf(Declared.sweep), (args) =>
+  Effect.gen(function* () {
+    const dataDir = yield* resolveDataDir(args.dataDir)
+    const swept = yield* Scratch.sweep(dataDir, {
+      staleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
+    })
+    yield* printLine(Outcome.succeed({ scratchRoot: Scratch.scratchRoot(dataDir), removed: swept.removed }))
+    yield* setExitCode(ExitCode.ok)
+  }).pipe(Effect.provide(NodeFileSystem.layer))
 ).pipe(Command.withDescription("Remove stale session directories whose owner process is gone."))
 
-const ui = Command.make(
-  "ui",
-  { workspace: workspaceOption, dataDir: dataDirOption, approve: approveOption },
-  (args) =>
-    Effect.gen(function* () {
-      const config = yield* hostConfig({ ...args, session: "default" })
-      // on this command's budgets (TOOLCAP_* variables), like every other command
-      yield* serveViewer({ ...config, live: false })
-      // serves until the process is stopped (Ctrl-C); the scope then closes the server
-      return yield* Effect.never
-    }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
+const ui = Command.make("ui", optionsOf(Declared.ui), (args) =>
+  Effect.gen(function* () {
+    const config = yield* hostConfig({ ...args, session: "default" })
+    // on this command's budgets (TOOLCAP_* variables), like every other command
+    yield* serveViewer({ ...config, live: false })
+    // serves until the process is stopped (Ctrl-C); the scope then closes the server
+    return yield* Effect.never
+  }).pipe(Effect.scoped, Effect.provide(budgetsLayer))
 ).pipe(
   Command.withDescription(
     "Serve the viewer of a data dir (spill files, workspace files, checkpoints) on 127.0.0.1; the URL is printed on stderr. Live calls: toolcap mcp --ui."
   )
 )
 
-const demo = Command.make(
-  "demo",
-  {
-    keep: Options.boolean("keep").pipe(
-      Options.withDescription("Keep the generated data instead of removing it.")
-    )
-  },
-  (args) =>
-    Demo.run({ keep: args.keep }).pipe(
-      Effect.zipRight(setExitCode(ExitCode.ok)),
-      Effect.provide(budgetsLayer)
-    )
+const demo = Command.make("demo", optionsOf(Declared.demo), (args) =>
+  Demo.run({ keep: args.keep }).pipe(Effect.zipRight(setExitCode(ExitCode.ok)), Effect.provide(budgetsLayer))
 ).pipe(Command.withDescription("A guided tour of every bounded behaviour, on generated data."))
 
 const doctor = Command.make("doctor", {}, () => Doctor.run.pipe(Effect.provide(budgetsLayer))).pipe(

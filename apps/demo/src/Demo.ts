@@ -20,21 +20,11 @@ import * as path from "node:path"
 import { Outcome, ToolHost } from "@toolcap/adapters"
 import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
+import { Procfs } from "@toolcap/spill"
 import { Supervisor, type Bash, type Glob, type Grep, type Read } from "@toolcap/tools"
 import * as Data from "./internal/demoData.js"
 import * as Sqlite from "./internal/sqlite.js"
-import {
-  bold,
-  cyan,
-  detail,
-  dim,
-  excerpt,
-  green,
-  kb,
-  line,
-  withProgress,
-  yellow
-} from "./internal/terminal.js"
+import { bold, cyan, detail, dim, excerpt, green, line, withProgress, yellow } from "./internal/terminal.js"
 
 /**
  * @since 0.1.0
@@ -80,15 +70,8 @@ const expectError = <A>(outcome: Outcome.Outcome<A>): Effect.Effect<Outcome.Wire
 
 const check = (ok: boolean, text: string) => line(`    ${ok ? green("✓") : yellow("✗")} ${text}`)
 
-/** A process is gone when /proc has no entry for it, or only a zombie (state Z). */
-const isGone = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
-  } catch {
-    return true
-  }
-}
+/** A process is gone when /proc has no entry for it, or only a zombie. */
+const isGone = (pid: number): boolean => !Procfs.isRunning(pid, undefined)
 
 interface Step {
   readonly title: string
@@ -136,7 +119,7 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
     const steps: ReadonlyArray<Step> = [
       {
         title: "Bash stdout keeps its head, marks the cut, spills a fuller copy",
-        why: `stdout is cut to ${budgets.shellStdoutMaxLines} lines / ${Marker.formatKB(budgets.shellStdoutMaxBytes)}KB; the capture keeps up to ${Marker.formatKB(budgets.captureMaxBytes)}KB for the spill file.`,
+        why: `stdout is cut to ${budgets.shellStdoutMaxLines} lines / ${Marker.formatBytes(budgets.shellStdoutMaxBytes)}; the capture keeps up to ${Marker.formatBytes(budgets.captureMaxBytes)} for the spill file.`,
         run: Effect.gen(function* () {
           const command = "seq 1 300000"
           yield* detail(cyan(`$ ${command}`) + dim("   (about 2 MB of output)"))
@@ -146,7 +129,7 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
             return bash(host, { command }, (chunk) => {
               chunks += 1
               bytes += Buffer.byteLength(chunk.data)
-              progress.status = `streaming: ${chunks} chunks, ${kb(bytes)} (stdout seq ${chunk.seq})`
+              progress.status = `streaming: ${chunks} chunks, ${Marker.formatBytes(bytes)} (stdout seq ${chunk.seq})`
             })
           }).pipe(Effect.flatMap(expectOk))
           const lines = r.stdout.split("\n")
@@ -163,11 +146,11 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
           const spillBytes = spill !== undefined && fs.existsSync(spill) ? fs.statSync(spill).size : 0
           yield* check(
             spillBytes > budgets.shellStdoutMaxBytes && spillBytes <= budgets.spillMaxBytes,
-            `spill file holds ${kb(spillBytes)} (more than the ${kb(budgets.shellStdoutMaxBytes)} excerpt, at most ${kb(budgets.spillMaxBytes)}): ${dim(String(spill))}`
+            `spill file holds ${Marker.formatBytes(spillBytes)} (more than the ${Marker.formatBytes(budgets.shellStdoutMaxBytes)} excerpt, at most ${Marker.formatBytes(budgets.spillMaxBytes)}): ${dim(String(spill))}`
           )
           yield* check(
             r.omitted.stdout.bytes > 0,
-            `capture stopped retaining at ${kb(budgets.captureMaxBytes)} and reports what it omitted: ${r.omitted.stdout.bytes} bytes, ${r.omitted.stdout.lines} lines`
+            `capture stopped retaining at ${Marker.formatBytes(budgets.captureMaxBytes)} and reports what it omitted: ${r.omitted.stdout.bytes} bytes, ${r.omitted.stdout.lines} lines`
           )
           if (spill !== undefined) {
             const found = yield* grep(host, { pattern: "^5000$", path: spill, outputMode: "count" }).pipe(
@@ -255,10 +238,10 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
       },
       {
         title: "Read pages a multi-megabyte file instead of refusing it",
-        why: `a window stops at ${budgets.readWindowLines} lines or ${Marker.formatKB(budgets.searchMaxBytes)}KB and names the next offset; content stays byte-faithful.`,
+        why: `a window stops at ${budgets.readWindowLines} lines or ${Marker.formatBytes(budgets.searchMaxBytes)} and names the next offset; content stays byte-faithful.`,
         run: Effect.gen(function* () {
           const size = fs.statSync(path.join(workspace, Data.bigLog)).size
-          yield* detail(`${Data.bigLog}: ${kb(size)}, ${Data.bigLogLines} lines`)
+          yield* detail(`${Data.bigLog}: ${Marker.formatBytes(size)}, ${Data.bigLogLines} lines`)
           const first = yield* read(host, { path: Data.bigLog }).pipe(Effect.flatMap(expectOk))
           yield* detail(
             `offset ${first.offset}, lineCount ${first.lineCount}, truncated ${first.truncated}, totalLines ${first.totalLines ?? "(not reached)"}`

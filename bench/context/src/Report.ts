@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { Marker } from "@toolcap/limits"
 import type { Source } from "./Peer.js"
 import { type Cell, ONE_MORE_CALL_RULE } from "./Reach.js"
 
@@ -195,8 +196,6 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
   return out
 }
 
-const kb = (bytes: number): string =>
-  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`
 const tokensShort = (n: number): string =>
   n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : `${n}`
 
@@ -301,7 +300,7 @@ export const section = (results: Results, chartFile: string): string => {
     results.rows.map((row) => [
       `\`${row.id}\`${row.group === undefined ? "" : ` (${row.group})`}`,
       row.source,
-      `${kb(row.rawBytes)}, ${thousands(row.rawLines)} ${row.rawLines === 1 ? "line" : "lines"}`,
+      `${Marker.formatBytes(row.rawBytes)}, ${thousands(row.rawLines)} ${row.rawLines === 1 ? "line" : "lines"}`,
       row.needle,
       row.needleAt
     ])

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Budgets } from "@toolcap/limits"
+import { Budgets, Marker } from "@toolcap/limits"
 import * as Either from "effect/Either"
 
 /**
@@ -18,11 +18,6 @@ export interface ToolcapProfile {
   /** Fields set over the preset, when a run tries other numbers; empty in the committed rows. */
   readonly overrides: Partial<Record<Budgets.BudgetField, number>>
 }
-
-const KB = 1024
-
-/** A size in KB, or MB from 1 MB on. */
-const size = (bytes: number): string => (bytes >= 1024 * KB ? `${bytes / 1024 / KB} MB` : `${bytes / KB} KB`)
 
 /**
  * The `spec` preset: the default limit table (rules L1–L9).
@@ -76,7 +71,7 @@ export const describe = (profile: ToolcapProfile): string => {
         : headShare <= 0
           ? "its tail"
           : `its head (${Math.round(headShare * 100)}%) and its tail`
-    return `${name} keeps ${ends} within ${size(maxBytes)} / ${maxLines} lines`
+    return `${name} keeps ${ends} within ${Marker.formatBytes(maxBytes)} / ${maxLines} lines`
   }
-  return `\`TOOLCAP_PROFILE=${profile.preset}\`${Object.keys(profile.overrides).length === 0 ? "" : ` with ${JSON.stringify(profile.overrides)}`}. Bash: ${stream("stdout")}, ${stream("stderr")}; a cut stream is spilled (whole up to ${size(b.spillMaxBytes)}, else its first and last half of that) and its marker says what the file holds. Read returns ${b.readWindowLines} lines / ${size(b.searchMaxBytes)} (lines clipped at ${b.maxLineChars} characters) and its notice names the next offset; Grep returns at most ${b.grepHeadLimit} entries within ${size(b.searchMaxBytes)}.`
+  return `\`TOOLCAP_PROFILE=${profile.preset}\`${Object.keys(profile.overrides).length === 0 ? "" : ` with ${JSON.stringify(profile.overrides)}`}. Bash: ${stream("stdout")}, ${stream("stderr")}; a cut stream is spilled (whole up to ${Marker.formatBytes(b.spillMaxBytes)}, else its first and last half of that) and its marker says what the file holds. Read returns ${b.readWindowLines} lines / ${Marker.formatBytes(b.searchMaxBytes)} (lines clipped at ${b.maxLineChars} characters) and its notice names the next offset; Grep returns at most ${b.grepHeadLimit} entries within ${Marker.formatBytes(b.searchMaxBytes)}.`
 }

@@ -14,20 +14,20 @@ import { Abort, Budgets, Marker, ToolError, Truncate } from "@toolcap/limits"
 import { Bash as BashTool, Glob as GlobTool, Grep as GrepTool, Read as ReadTool } from "@toolcap/tools"
 import * as ToolSpec from "./ToolSpec.js"
 
-const kb = (bytes: number): string => `${Marker.formatKB(bytes)}KB`
-
 const seconds = (ms: number): string => `${ms / 1000}s`
 
 /** The search budget shared by Read, Glob and Grep. */
 const searchBudget = (b: Budgets.BudgetsValue): string =>
-  `${b.searchMaxLines} lines / ${kb(b.searchMaxBytes)}`
+  `${b.searchMaxLines} lines / ${Marker.formatBytes(b.searchMaxBytes)}`
 
 /** What a Bash stream keeps under the budgets: its head, its tail, or both, in lines and KB. */
 const streamKeeps = (b: Budgets.BudgetsValue, stream: "stdout" | "stderr"): string => {
   const budget = Budgets.shellStream(b, stream)
   const { head, tail } = Truncate.splitBudget(budget, budget.headShare)
-  const first = head === undefined ? undefined : `its first ${head.maxLines} lines / ${kb(head.maxBytes)}`
-  const last = tail === undefined ? undefined : `its last ${tail.maxLines} lines / ${kb(tail.maxBytes)}`
+  const first =
+    head === undefined ? undefined : `its first ${head.maxLines} lines / ${Marker.formatBytes(head.maxBytes)}`
+  const last =
+    tail === undefined ? undefined : `its last ${tail.maxLines} lines / ${Marker.formatBytes(tail.maxBytes)}`
   return [first, last].filter((part) => part !== undefined).join(" and ")
 }
 
@@ -89,7 +89,7 @@ export const Read = ToolSpec.make({
     [
       "Reads a text file and returns one window of it, byte-faithful: `content` has no line numbers and no markers, so text copied out of it matches the file exactly.",
       `Parameters: \`path\` (required; inside the workspace, the session scratch directory, or a host-approved external root), \`offset\` (1-based first line, default 1; \`-N\` starts N lines before the end, e.g. \`-${b.readWindowLines}\` for the last ${b.readWindowLines} lines of a log, found by reading backwards from the end), \`limit\` (number of lines, default and maximum ${b.readWindowLines}; larger values are clamped).`,
-      `A window stops at \`limit\`, at ${b.searchMaxLines} lines or at ${kb(b.searchMaxBytes)}, whichever comes first; any line longer than ${b.maxLineChars} characters is clipped and counted in \`notice\`.`,
+      `A window stops at \`limit\`, at ${b.searchMaxLines} lines or at ${Marker.formatBytes(b.searchMaxBytes)}, whichever comes first; any line longer than ${b.maxLineChars} characters is clipped and counted in \`notice\`.`,
       "Files of any size are paginated, never refused: when `truncated` is true, `notice` names the next `offset` to ask for. `totalLines` is present once the window reached the end of the file. A window read from the end reports `offset` as the real first line number when the file's line count is known, else as the negative offset (its line numbers are unknown without counting the whole file).",
       "Binary files are refused with TOOL_BINARY_CONTENT; a directory gives TOOL_IS_DIRECTORY (use Glob to list it)."
     ].join("\n"),
@@ -121,7 +121,7 @@ export const Glob = ToolSpec.make({
     [
       "Finds files by glob pattern (e.g. `src/**/*.ts`) and returns their paths, newest modification time first.",
       `Parameters: \`pattern\` (required), ${pathScope} \`limit\` (maximum entries, default ${b.globLimit}, maximum ${b.globMaxLimit}; larger values are clamped).`,
-      `When more files match than \`limit\`, the result stops with \`truncated: true\` and keeps the newest; the result is bounded to ${kb(b.searchMaxBytes)}. Narrow \`pattern\` or \`path\` to see the rest.`,
+      `When more files match than \`limit\`, the result stops with \`truncated: true\` and keeps the newest; the result is bounded to ${Marker.formatBytes(b.searchMaxBytes)}. Narrow \`pattern\` or \`path\` to see the rest.`,
       "`.gitignore` and `.ignore` rules apply below the search root; hidden files are included, `.git/` never is. Workspace matches are workspace-relative, matches under an approved external root are absolute."
     ].join("\n"),
   parameters: (b) => ({
@@ -152,12 +152,12 @@ export const Grep = ToolSpec.make({
   description: (b) =>
     [
       "Searches file contents with a regular expression (ripgrep syntax) and returns matches, newest modified files first.",
-      `Parameters: \`pattern\` (required, at most ${kb(b.grepMaxPatternBytes)}), ${pathScope} \`glob\` (only files matching this glob, e.g. \`*.ts\`), \`type\` (a ripgrep file type, e.g. \`ts\`), \`outputMode\` (\`filesWithMatches\`, the default: paths of matching files; \`content\`: matching lines with path and line number; \`count\`: matching lines per file), \`caseInsensitive\`, \`contextBefore\` / \`contextAfter\` (lines of context), \`multiline\` (let a match span lines), \`headLimit\` (maximum matches or entries, default ${b.grepHeadLimit}).`,
+      `Parameters: \`pattern\` (required, at most ${Marker.formatBytes(b.grepMaxPatternBytes)}), ${pathScope} \`glob\` (only files matching this glob, e.g. \`*.ts\`), \`type\` (a ripgrep file type, e.g. \`ts\`), \`outputMode\` (\`filesWithMatches\`, the default: paths of matching files; \`content\`: matching lines with path and line number; \`count\`: matching lines per file), \`caseInsensitive\`, \`contextBefore\` / \`contextAfter\` (lines of context), \`multiline\` (let a match span lines), \`headLimit\` (maximum matches or entries, default ${b.grepHeadLimit}).`,
       `It stops at \`headLimit\` with \`truncated: true\`; the result is bounded to ${searchBudget(b)} and every line is clipped at ${b.maxLineChars} characters (counted in \`notice\`). Binary files are skipped.`,
       "Narrow `pattern`, `path`, `glob` or `type` to see more, rather than piping grep through Bash."
     ].join("\n"),
   parameters: (b) => ({
-    pattern: `Regular expression (ripgrep syntax), at most ${kb(b.grepMaxPatternBytes)}.`,
+    pattern: `Regular expression (ripgrep syntax), at most ${Marker.formatBytes(b.grepMaxPatternBytes)}.`,
     path: "File or directory to search (default: the workspace root). Reaches into ignored trees such as node_modules or the spill directory.",
     glob: "Only search files matching this glob, e.g. `*.ts`.",
     type: "Only search files of this ripgrep type, e.g. `ts`, `py`.",
@@ -192,7 +192,7 @@ export const Bash = ToolSpec.make({
     [
       "Runs a shell command with `bash -c` in the workspace directory, stdin closed, and returns its exit code, stdout and stderr.",
       `Parameters: \`command\` (required), \`timeout\` (seconds, default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}; anything else is refused with TOOL_INVALID_INPUT).`,
-      `stdout keeps ${streamKeeps(b, "stdout")}; stderr keeps ${streamKeeps(b, "stderr")}, where a failing command's message is. A cut adds a \`[truncated: ...]\` marker${cutsBothEnds(b) ? " (between the two ends where both are kept)" : ""}, and the stream is saved to a file the marker names: the whole stream when it fits ${kb(b.spillMaxBytes)}, else its first and last lines, half of that each (the marker says which). Grep it, or Read it with offset/limit.`,
+      `stdout keeps ${streamKeeps(b, "stdout")}; stderr keeps ${streamKeeps(b, "stderr")}, where a failing command's message is. A cut adds a \`[truncated: ...]\` marker${cutsBothEnds(b) ? " (between the two ends where both are kept)" : ""}, and the stream is saved to a file the marker names: the whole stream when it fits ${Marker.formatBytes(b.spillMaxBytes)}, else its first and last lines, half of that each (the marker says which). Grep it, or Read it with offset/limit.`,
       `On timeout or abort the whole process tree is stopped (SIGTERM, then SIGKILL after ${seconds(b.bashKillGraceMs)}) and the call fails with TOOL_TIMEOUT or TOOL_ABORTED, carrying the partial output and the killed pids.`,
       "To read or search files use Read, Glob and Grep: their results are paginated and bounded, while a sed/awk/cat pipeline is cut at the budget above."
     ].join("\n"),

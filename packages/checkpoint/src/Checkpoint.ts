@@ -217,30 +217,6 @@ export interface BuildOptions {
  */
 export const summaryId = `${Transcript.reservedIdPrefix}summary`
 
-const checkBudgets = (budgets: Budgets.BudgetsValue): Effect.Effect<void, CheckpointInvalid> => {
-  for (const field of ["checkpointRetentionTokens", "checkpointBatchTokens"] as const) {
-    const value = budgets[field]
-    if (!Number.isInteger(value) || value < 1) {
-      return Effect.fail(
-        new CheckpointInvalid({
-          reason: "budget",
-          detail: `${field} must be a positive integer of tokens, got ${value}; set ${Budgets.envName(field)} to at least 1`
-        })
-      )
-    }
-  }
-  const share = budgets.checkpointHeadShare
-  if (!(share > 0 && share < 1)) {
-    return Effect.fail(
-      new CheckpointInvalid({
-        reason: "budget",
-        detail: `checkpointHeadShare must lie strictly between 0 and 1, got ${share}`
-      })
-    )
-  }
-  return Effect.void
-}
-
 /** The index where the open assistant turn starts, or -1: the last non-result message is an assistant
  * message with tool calls, and every message after it answers one of its calls. */
 const openTurnIndex = (messages: ReadonlyArray<Transcript.Message>): number => {
@@ -288,7 +264,6 @@ export const build = (
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
     const { estimate } = yield* TokenEstimator.TokenEstimator
-    yield* checkBudgets(budgets)
     const decoded = yield* Transcript.decode(transcript)
     return yield* fromTranscript(decoded, options, budgets, estimate)
   })

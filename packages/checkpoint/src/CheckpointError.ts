@@ -17,7 +17,7 @@ import * as Schema from "effect/Schema"
  * - `orphan-result`: a tool result answers no earlier tool call.
  * - `duplicate-result`: a tool call is answered twice.
  * - `invalid-utf8`: transcript bytes are not valid UTF-8.
- * - `budget`: a budget is 0, not an integer, or too small for what must be kept.
+ * - `budget`: the batch budget is too small for what must be kept (the `Budgets` layer refuses a 0).
  * - `session-id`: a session id outside `[A-Za-z0-9._-]{1,128}` (or `.` / `..`).
  * - `mismatch`: a checkpoint does not belong to the transcript it is saved with.
  * - `empty`: the transcript has no user message (`[]`, `{ "messages": [] }`, or only assistant and

@@ -353,22 +353,18 @@ describe("Checkpoint.build", () => {
       const reserved = expectInvalid({ messages: [userMessage(Checkpoint.summaryId)] }, "reserved-id")
       assert.strictEqual(reserved.messageId, Checkpoint.summaryId)
     })
-    it("a budget of 0 (or a share outside (0, 1)) given around the Budgets validation", () => {
-      const zero = { ...Budgets.defaults, checkpointRetentionTokens: 0 } as Budgets.BudgetsValue
-      assert.include(
-        expectInvalid({ messages: [userMessage("u")] }, "budget", zero).detail,
-        "TOOLCAP_CHECKPOINT_RETENTION_TOKENS"
-      )
-      expectInvalid({ messages: [userMessage("u")] }, "budget", {
-        ...Budgets.defaults,
-        checkpointBatchTokens: 0
-      } as Budgets.BudgetsValue)
-      expectInvalid({ messages: [userMessage("u")] }, "budget", {
-        ...Budgets.defaults,
-        checkpointHeadShare: 1
-      } as Budgets.BudgetsValue)
-      // through the Budgets layer, a 0 is refused before any checkpoint is built
-      assert.isTrue(Either.isLeft(Budgets.make({ checkpointRetentionTokens: 0 })))
+    it("a budget of 0 (or a share outside (0, 1)) is refused when the budgets are made, before any build", () => {
+      for (const [field, value] of [
+        ["checkpointRetentionTokens", 0],
+        ["checkpointBatchTokens", 0],
+        ["checkpointRetentionTokens", 1.5],
+        ["checkpointHeadShare", 1],
+        ["checkpointHeadShare", 0]
+      ] as const) {
+        const made = Budgets.make({ [field]: value })
+        assert.isTrue(Either.isLeft(made), `${field} ${value}`)
+        if (Either.isLeft(made)) assert.deepStrictEqual(made.left.fields, [field])
+      }
     })
     it("a batch budget too small for the batch's markers names the minimum", () => {
       const budgets = Budgets.make({ checkpointBatchTokens: 20 })

@@ -74,23 +74,46 @@ export interface SavedCopy {
  */
 export const checkpointMarker = "[checkpoint truncated: this message crossed the retained context budget]"
 
+const KB = 1024
+const MB = 1024 * KB
+
 /**
- * `{K}` of the markers: the limit in KB (1 KB = 1024 bytes). A whole number of KB prints as an
- * integer (`96`). Otherwise it is rounded DOWN, so a marker never claims a larger limit than the
- * one that applied: to two decimals (`97.65`), or below 1 KB to two significant digits (`0.0039`)
- * so a small limit never reads as `0`. Trailing zeros are dropped.
+ * `bytes` in `unit`s, rounded DOWN so a figure never claims a larger limit than the one that
+ * applied: whole when exact (`96`), else to two decimals (`97.65`), or below one unit to two
+ * significant digits (`0.0039`) so a small figure never reads as `0`. Trailing zeros are dropped.
+ */
+const figure = (bytes: number, unit: number): string => {
+  if (bytes % unit === 0) return String(bytes / unit)
+  // bytes * 10^d / 2^k is exact in binary floating point, so rounding down is exact too
+  const floorAt = (decimals: number): number => Math.floor((bytes * 10 ** decimals) / unit)
+  let decimals = 2
+  if (bytes < unit) while (floorAt(decimals) < 10) decimals++
+  return String(floorAt(decimals) / 10 ** decimals)
+}
+
+/**
+ * `{K}` of the markers: the limit in KB (1 KB = 1024 bytes), rounded down as `formatBytes` rounds:
+ * `96`, `97.65`, `0.0039`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const formatKB = (bytes: number): string => {
-  if (bytes % 1024 === 0) return String(bytes / 1024)
-  // bytes * 10^d / 1024 is exact in binary floating point, so rounding down is exact too
-  const floorAt = (decimals: number): number => Math.floor((bytes * 10 ** decimals) / 1024)
-  let decimals = 2
-  if (bytes < 1024) while (floorAt(decimals) < 10) decimals++
-  return String(floorAt(decimals) / 10 ** decimals)
-}
+export const formatKB = (bytes: number): string => figure(bytes, KB)
+
+/**
+ * A size in prose, for notices, descriptions and reports: bytes below 1 KB (`1000 bytes`), KB
+ * below 1 MB (`48KB`, `97.65KB`), else MB (`16MB`, `9.4MB`), with 1 KB = 1024 bytes and the
+ * figure rounded down as in the markers.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const formatBytes = (bytes: number): string =>
+  bytes < KB
+    ? `${bytes} ${bytes === 1 ? "byte" : "bytes"}`
+    : bytes < MB
+      ? `${figure(bytes, KB)}KB`
+      : `${figure(bytes, MB)}MB`
 
 const bytesOf = (range: SavedCopy["ranges"][number] | undefined): number =>
   range === undefined ? 0 : range.to - range.from

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Sink from "effect/Sink"
 import { minByteBudget } from "./Budgets.js"
 import * as Marker from "./Marker.js"
-import { countNewlines } from "./internal/newlines.js"
+import * as Newlines from "./Newlines.js"
 import * as Utf8 from "./Utf8.js"
 
 /**
@@ -93,21 +93,21 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /** The newlines of one buffer: how many, and where the first, last and second-to-last are (-1: none). */
-interface Newlines {
+interface NewlinesFound {
   readonly count: number
   readonly first: number
   readonly last: number
   readonly previous: number
 }
 
-const noNewlines: Newlines = { count: 0, first: -1, last: -1, previous: -1 }
+const noNewlines: NewlinesFound = { count: 0, first: -1, last: -1, previous: -1 }
 
-const scanNewlines = (buffer: Buffer): Newlines => {
+const scanNewlines = (buffer: Buffer): NewlinesFound => {
   const first = buffer.indexOf(NEWLINE)
   if (first === -1) return noNewlines
-  // The hot loop only counts (internal/newlines); the positions the totals need are found
+  // The hot loop only counts (Newlines.count); the positions the totals need are found
   // afterwards by searching back from the end, which costs one short scan per buffer.
-  const count = 1 + countNewlines(buffer, first + 1)
+  const count = 1 + Newlines.count(buffer, first + 1)
   if (count === 1) return { count, first, last: first, previous: -1 }
   const last = buffer.lastIndexOf(NEWLINE)
   return { count, first, last, previous: count === 2 ? first : buffer.lastIndexOf(NEWLINE, last - 1) }

@@ -43,6 +43,14 @@ export * as LineClip from "./LineClip.js"
  */
 export * as Marker from "./Marker.js"
 /**
+ * Counting newline bytes fast (WebAssembly SIMD, `indexOf` where there is none), over a buffer
+ * or in a counter's own memory that reads land in.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Newlines from "./Newlines.js"
+/**
  * What a spill file holds for a stream: the whole stream, or its head and tail with the gap line.
  *
  * @since 0.1.0

@@ -1,6 +1,7 @@
 // The markers (rules M2–M7), character for character, and where they go (appended for a
 // head cut, prepended for a tail cut; the spill sentence only when a copy was really written).
 import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import { Marker, Truncate } from "@toolcap/limits"
 
 const spillPath = "/data/scratch/s-1/tool-output/bash-stdout-1700000000000-0.log"
@@ -112,22 +113,52 @@ describe("Marker.render", () => {
   })
 })
 
-describe("Marker.formatKB", () => {
-  it("prints whole KB as integers (KB = 1024 bytes)", () => {
-    assert.strictEqual(Marker.formatKB(98304), "96")
-    assert.strictEqual(Marker.formatKB(49152), "48")
-    assert.strictEqual(Marker.formatKB(1024), "1")
-    assert.strictEqual(Marker.formatKB(524288), "512")
+describe("Marker.formatKB and Marker.formatBytes", () => {
+  it("prints whole KB as integers (KB = 1024 bytes) and rounds other sizes down, never claiming more than applied and never reading 0", () => {
+    // bytes, the markers' {K}, the size in prose: bytes below 1 KB, KB below 1 MB, MB above
+    for (const [bytes, kb, prose] of [
+      [98304, "96", "96KB"],
+      [49152, "48", "48KB"],
+      [1024, "1", "1KB"],
+      [524288, "512", "512KB"],
+      [100000, "97.65", "97.65KB"],
+      [1500, "1.46", "1.46KB"],
+      [1536, "1.5", "1.5KB"],
+      [1024 * 1024 - 1, "1023.99", "1023.99KB"],
+      [1023, "0.99", "1023 bytes"],
+      [1000, "0.97", "1000 bytes"],
+      [4, "0.0039", "4 bytes"],
+      [1, "0.00097", "1 byte"],
+      [0, "0", "0 bytes"],
+      [16 * 1024 * 1024, "16384", "16MB"],
+      [9_867_000, "9635.74", "9.4MB"]
+    ] as const) {
+      assert.strictEqual(Marker.formatKB(bytes), kb)
+      assert.strictEqual(Marker.formatBytes(bytes), prose)
+    }
   })
 
-  it("rounds other limits down, never claiming more than applied and never reading 0", () => {
-    assert.strictEqual(Marker.formatKB(100000), "97.65")
-    assert.strictEqual(Marker.formatKB(1500), "1.46")
-    assert.strictEqual(Marker.formatKB(1023), "0.99")
-    assert.strictEqual(Marker.formatKB(1000), "0.97")
-    assert.strictEqual(Marker.formatKB(4), "0.0039")
-    assert.strictEqual(Marker.formatKB(1536), "1.5")
-  })
+  it.prop(
+    "never overstates a size, and says it within one hundredth of its unit",
+    {
+      bytes: fc.oneof(
+        fc.nat({ max: 4 * 1024 * 1024 }),
+        fc.maxSafeNat().map((n) => Math.floor(n / 1024))
+      )
+    },
+    ({ bytes }) => {
+      const text = Marker.formatBytes(bytes)
+      const parsed = /^(\d+(?:\.\d+)?)(?: (bytes?)|(KB)|(MB))$/.exec(text)
+      assert.isNotNull(parsed, text)
+      const unit = parsed![2] !== undefined ? 1 : parsed![3] !== undefined ? 1024 : 1024 * 1024
+      const said = Number(parsed![1]) * unit
+      assert.isAtMost(said, bytes + 1e-6, text)
+      assert.isBelow(bytes, said + 0.01 * unit + 1e-6, text)
+      // the largest unit that is at most the size
+      assert.isTrue(unit === 1 ? bytes < 1024 : unit === 1024 ? bytes < 1024 * 1024 : true, text)
+      assert.isAtLeast(bytes, unit === 1 ? 0 : unit, text)
+    }
+  )
 })
 
 describe("Marker.attach", () => {

@@ -200,6 +200,58 @@ export const forgetGoneProcesses = (present: ReadonlyArray<ProcessInfo>): void =
 }
 
 /**
+ * The path that names descriptor `fd` of process `pid` (this one by default): opening it opens
+ * the same file, and its link is the file's real path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const descriptorPath = (fd: number, pid: number | "self" = "self"): string => `/proc/${pid}/fd/${fd}`
+
+/** Whether /proc/self/fd names descriptors: a fact of the machine, so checked once. */
+let descriptorPathsKnown: boolean | undefined
+
+/**
+ * Whether `descriptorPath` names descriptors here (Linux with /proc mounted).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const hasDescriptorPaths = (): boolean =>
+  (descriptorPathsKnown ??= process.platform === "linux" && fs.existsSync(descriptorPath(0)))
+
+/**
+ * The real path of this process's open descriptor `fd` (its /proc/self/fd link), or undefined
+ * without /proc or when the descriptor is not open.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const descriptorTarget = (fd: number): string | undefined => {
+  try {
+    return fs.readlinkSync(descriptorPath(fd))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A kernel setting under /proc/sys (`fs/inotify/max_queued_events`) as a whole number, or
+ * undefined where it cannot be read or is not one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kernelSetting = (name: string): number | undefined => {
+  try {
+    const value = Number.parseInt(fs.readFileSync(`/proc/sys/${name}`, "utf8"), 10)
+    return Number.isInteger(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Where the cgroup v2 hierarchy is mounted (from /proc/self/mountinfo), and this process's
  * cgroup in it (from /proc/self/cgroup, the `0::` line); undefined without cgroup v2.
  *

@@ -33,6 +33,7 @@ import * as path from "node:path"
 import { Budgets, Marker, ToolError } from "@toolcap/limits"
 import * as Copy from "./internal/copy.js"
 import * as Owner from "./internal/owner.js"
+import * as Procfs from "./Procfs.js"
 import * as Recorder from "./internal/recorder.js"
 import * as SafeDir from "./internal/safeDir.js"
 import * as SpillFile from "./internal/spillFile.js"
@@ -257,9 +258,6 @@ export const checkDataDir = (dataDir: string): Effect.Effect<string, ToolError.T
     return Effect.succeed(absolute)
   })
 
-/** The path through which a file is created in the directory open as `fd` (Linux). */
-const PROC_FD = "/proc/self/fd/"
-
 /** A label becomes part of a file name: anything outside `[A-Za-z0-9._-]` becomes `_`. */
 const safeLabel = (label: string): string => {
   const cleaned = label.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64)
@@ -354,7 +352,7 @@ export const make = (
         real,
         nodeFs.constants.O_RDONLY | nodeFs.constants.O_DIRECTORY | nodeFs.constants.O_NOFOLLOW
       )
-      const held = nodeFs.existsSync(PROC_FD + fd) ? nodeFs.readlinkSync(PROC_FD + fd) : real
+      const held = Procfs.descriptorTarget(fd) ?? real
       const problem =
         held !== real
           ? `${real} moved while a spill was written`
@@ -363,7 +361,7 @@ export const make = (
         nodeFs.closeSync(fd)
         throw unsafeScratch(problem)
       }
-      return { fd, real, through: nodeFs.existsSync(PROC_FD + fd) ? PROC_FD + fd : real }
+      return { fd, real, through: Procfs.hasDescriptorPaths() ? Procfs.descriptorPath(fd) : real }
     }
 
     const outputDir = Effect.acquireRelease(

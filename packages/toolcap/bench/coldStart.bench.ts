@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { reportFigure } from "@toolcap/bench-report"
+import { loadAverage, reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 15
 /** The bundled call may cost at most twice an empty Node start. */
@@ -40,7 +40,7 @@ try {
     call.push(time([bin, "call", "Read", '{"path":"README.md"}', "--data-dir", dataDir]))
   }
   const ratio = median(call) / median(empty)
-  console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`)
+  console.log(`load average: ${loadAverage()}`)
   console.log(`node -e 0: median ${median(empty).toFixed(0)} ms of ${ROUNDS}`)
   console.log(`toolcap call Read (bundled): median ${median(call).toFixed(0)} ms of ${ROUNDS}`)
   console.log(

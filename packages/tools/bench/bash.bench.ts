@@ -47,7 +47,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
 import { Procfs } from "@toolcap/spill"
-import { benchLine, bundleBench, runBundled } from "./benchFixtures.js"
+import { benchLine, bundleBench, loadAverage, runBundled } from "./benchFixtures.js"
 
 // 99 characters and a newline per line, cut at exactly 1 GiB
 const GIB_COMMAND =
@@ -256,7 +256,8 @@ const runLatencyChild = (bundle: string, dir: string, containment?: "group"): Pr
     containment === undefined ? process.env : { ...process.env, TOOLCAP_CONTAINMENT: containment }
   )
 
-const processCount = () => fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).length
+/** Processes on the machine, this one included. */
+const processCount = () => Procfs.listProcesses().length + 1
 
 type Mode = "tool" | "drain" | "drain-attached"
 
@@ -351,7 +352,7 @@ const gibLine = (measure: string, figure: number, baseline: number, target: numb
 const main = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bash-bench-"))
   process.env[LAUNCHER_VARIABLE] ??= fileURLToPath(new URL("../dist/native/toolcap-confine", import.meta.url))
-  console.log(`(load average at the start: ${fs.readFileSync("/proc/loadavg", "utf8").trim()})`)
+  console.log(`(${loadAverage()} at the start)`)
   let failed = false
   try {
     const bundle = await bundleChild(dir)
@@ -502,7 +503,7 @@ const main = async () => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
-  console.log(`(load average at the end: ${fs.readFileSync("/proc/loadavg", "utf8").trim()})`)
+  console.log(`(${loadAverage()} at the end)`)
   process.exit(failed ? 1 : 0)
 }
 

@@ -1,6 +1,6 @@
 // Shared by the benches: a temp dir removed at exit (also on Ctrl-C), the median, and a bench
 // file bundled for the child processes that measure a host's own CPU and memory.
-import { reportFigure } from "@toolcap/bench-report"
+import { loadAverage as loadAverages, reportFigure } from "@toolcap/bench-report"
 import { spawn } from "node:child_process"
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
@@ -70,8 +70,8 @@ export const tempDirRemovedOnExit = (prefix: string): string => {
 export const median = (values: ReadonlyArray<number>): number =>
   Arr.sort(values, Order.number)[Math.floor(values.length / 2)]!
 
-/** `/proc/loadavg`, printed beside every figure: other work on the machine shows in it. */
-export const loadAverage = (): string => `load average: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`
+/** The load averages, printed beside every figure: other work on the machine shows in it. */
+export const loadAverage = (): string => `load average: ${loadAverages()}`
 
 /** Runs a bench's main; a throw or a missed target (`missed > 0`) exits 1. */
 export const runMain = (main: () => Promise<number>): void => {

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks"
 import { rgPath } from "@vscode/ripgrep"
 import * as Confinement from "../src/Confinement.js"
 import * as Supervisor from "../src/Supervisor.js"
-import { reportFigure } from "@toolcap/bench-report"
+import { loadAverage, reportFigure } from "@toolcap/bench-report"
 
 const ROUNDS = 15
 const SPAWNS_PER_ROUND = 40
@@ -63,7 +63,7 @@ const main = async () => {
   }
   const ratio = median(wrapped) / median(bare)
   console.log(
-    `rg spawn+search: bare ${median(bare).toFixed(2)} ms, confined ${median(wrapped).toFixed(2)} ms, ratio ${ratio.toFixed(3)} (target <= ${TARGET_RATIO}); load ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`
+    `rg spawn+search: bare ${median(bare).toFixed(2)} ms, confined ${median(wrapped).toFixed(2)} ms, ratio ${ratio.toFixed(3)} (target <= ${TARGET_RATIO}); load ${loadAverage()}`
   )
   fs.rmSync(dir, { recursive: true, force: true })
   reportFigure({

@@ -16,7 +16,7 @@ import { rgPath } from "@vscode/ripgrep"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, Marker } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Grep, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 import { benchLine, loadAverage, median, runMain, tempDirRemovedOnExit } from "./benchFixtures.js"
@@ -115,8 +115,6 @@ const grep = async (file: string, outputMode: "filesWithMatches" | "count" | "co
   return { ms, peak: watch.stop() + (rssPeak - rssBefore) }
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
-
 const main = async () => {
   console.log(loadAverage())
   generate()
@@ -169,7 +167,7 @@ const main = async () => {
           met: memoryRatio <= 2
         })
       console.log(
-        `${file} ${mode}: ${median(ours.map((r) => r.ms)).toFixed(0)} ms, ${mb(median(ours.map((r) => r.peak)))} vs rg ${flags.join(" ")} ${median(base.map((r) => r.ms)).toFixed(0)} ms, ${mb(median(base.map((r) => r.peak)))} — time ${timeRatio.toFixed(2)}, memory ${sampled ? memoryRatio.toFixed(2) : "not sampled (the runs end within a poll)"} (targets <= 2) ${ok ? "OK" : "MISSED"}`
+        `${file} ${mode}: ${median(ours.map((r) => r.ms)).toFixed(0)} ms, ${Marker.formatBytes(median(ours.map((r) => r.peak)))} vs rg ${flags.join(" ")} ${median(base.map((r) => r.ms)).toFixed(0)} ms, ${Marker.formatBytes(median(base.map((r) => r.peak)))} — time ${timeRatio.toFixed(2)}, memory ${sampled ? memoryRatio.toFixed(2) : "not sampled (the runs end within a poll)"} (targets <= 2) ${ok ? "OK" : "MISSED"}`
       )
     }
   }

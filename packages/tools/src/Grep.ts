@@ -25,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
+import { Budgets, InputBounds, Marker, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Confinement from "./Confinement.js"
 import * as FileIndex from "./FileIndex.js"
@@ -263,7 +263,7 @@ const search = (input: unknown) =>
     if (patternBytes > budgets.grepMaxPatternBytes) {
       return yield* invalid(
         "pattern",
-        `the pattern is ${patternBytes} bytes, over the ${Input.formatBytes(budgets.grepMaxPatternBytes)} limit for patterns; search for a shorter, distinctive part of it`
+        `the pattern is ${patternBytes} bytes, over the ${Marker.formatBytes(budgets.grepMaxPatternBytes)} limit for patterns; search for a shorter, distinctive part of it`
       )
     }
     if (decoded.glob !== undefined && (decoded.glob.length === 0 || decoded.glob.includes("\0"))) {

@@ -31,7 +31,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { ToolError } from "@toolcap/limits"
+import { Marker, type ToolError } from "@toolcap/limits"
 import * as Fake from "./internal/supervisor/fake.js"
 import * as Group from "./internal/supervisor/group.js"
 import * as Real from "./internal/supervisor/supervisor.js"
@@ -152,7 +152,7 @@ export const describeContainment = (containment: Containment): string => {
     ...(ceiling === undefined
       ? []
       : [
-          `memory ceiling ${ceiling.maxBytes} bytes ` +
+          `memory ceiling ${Marker.formatBytes(ceiling.maxBytes)} ` +
             (ceiling.enforcedBy === "cgroup"
               ? "on the call's cgroup"
               : `per process [${ceiling.reason ?? "no cgroup ceiling here"}]`) +

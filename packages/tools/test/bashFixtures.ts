@@ -18,7 +18,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
-import { Scratch } from "@toolcap/spill"
+import { Procfs, Scratch } from "@toolcap/spill"
 import { Bash, Confinement, Supervisor, Workspace } from "@toolcap/tools"
 
 export const tempDir = (prefix = "toolcap-bash-") =>
@@ -72,9 +72,8 @@ interface LiveProcess {
 
 const readLive = (pid: number): LiveProcess | undefined => {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "?"
-    if (state === "Z" || state === "X") return undefined
+    const state = Procfs.readProcess(pid)?.state
+    if (state === undefined || state === "Z" || state === "X") return undefined
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim()
     return { pid, state, cmdline }
   } catch {

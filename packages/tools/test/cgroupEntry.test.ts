@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import { Procfs } from "@toolcap/spill"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Confinement, Supervisor } from "@toolcap/tools"
@@ -26,10 +27,7 @@ const kernelHasClone3 = major > 5 || (major === 5 && minor >= 7)
 const entries: ReadonlyArray<Supervisor.CgroupEntry> =
   parent === undefined ? [] : launcherBuilt && kernelHasClone3 ? ["launcher", "prologue"] : ["prologue"]
 
-const hostStart = (() => {
-  const stat = fs.readFileSync("/proc/self/stat", "latin1")
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
-})()
+const hostStart = Number(Procfs.startTimeOf(process.pid))
 let sequence = 0
 /** A run id of this (live) host, so no startup sweep takes the call's cgroup for a dead host's. */
 const freshRunId = (entry: Supervisor.CgroupEntry) =>
@@ -74,10 +72,7 @@ const firstLine = (stream: Stream.Stream<Uint8Array>) =>
     new TextDecoder().decode(Chunk.unsafeGet(chunks, 0)).trim()
   )
 
-const parentPid = (pid: number): number => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-}
+const parentPid = (pid: number): number => Procfs.readProcess(pid)?.ppid ?? Number.NaN
 
 describe("the cgroup entry", () => {
   it.scopedLive.skipIf(parent === undefined)(

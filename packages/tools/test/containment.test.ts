@@ -176,8 +176,7 @@ describe("Supervisor.start", () => {
         yield* Effect.addFinalizer(() => killNamed(tag))
         const supervisor = yield* Supervisor.make({ containment })
         // a run id of this (live) host, so no startup sweep takes the tree for a dead host's
-        const stat = fs.readFileSync("/proc/self/stat", "latin1")
-        const started = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+        const started = Number(Procfs.startTimeOf(process.pid))
         const runId = `${process.pid.toString(36)}-${started.toString(36)}-spawn${containment}`
         const out = yield* Effect.scoped(
           Effect.gen(function* () {

@@ -57,14 +57,14 @@ describe("Bash's memory ceiling", () => {
         if (onCgroup) {
           assert.strictEqual(ceiling!.enforcedBy, "cgroup")
           assert.isTrue(ceiling!.reached)
-          assert.include(past.output, "reached its memory ceiling of 65536KB")
+          assert.include(past.output, "reached its memory ceiling of 64MB")
         } else {
           // per process: the allocation fails inside the program, which says so
           assert.strictEqual(ceiling!.enforcedBy, "rlimit")
           assert.isString(ceiling!.reason)
           assert.notStrictEqual(past.exitCode, 0)
           assert.include(past.stderr, "MemoryError")
-          assert.include(past.output, "a memory ceiling of 65536KB per process applied")
+          assert.include(past.output, "a memory ceiling of 64MB per process applied")
         }
       })
     )

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
+import { Procfs } from "@toolcap/spill"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -32,10 +33,7 @@ const detached = (script: string, env: Record<string, string> = {}) =>
       )
   )
 
-const startTime = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
-}
+const startTime = (pid: number) => Procfs.startTimeOf(pid)
 
 /** The live processes whose command line is exactly `cmdline`. */
 const exactly = (cmdline: string) => processesNamed(cmdline).filter((p) => p.cmdline === cmdline)

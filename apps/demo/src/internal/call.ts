@@ -1,8 +1,8 @@
 /**
  * `toolcap call <Tool> '<json>'`: one tool call, one JSON answer line (or, with `--text`, the
- * text the model reads of it). Also reachable without
- * the command-line framework (`parseArgv`), which the executable uses for `call` so a call does
- * not pay for loading it.
+ * text the model reads of it). Also reachable without the command-line framework (`parseArgv`,
+ * over the same option declarations), which the executable uses for `call` so a call does not pay
+ * for loading it.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -12,24 +12,15 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import { ModelOutput, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
-import { Budgets } from "@toolcap/limits"
 import * as Argv from "./argv.js"
+import * as Options from "./options.js"
 import { ExitCode, printLine, printText, runMain, setExitCode, streamLine } from "./output.js"
 import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
 
-/** The arguments of `call`. @internal */
-export interface CallArgs {
+/** The arguments of `call`: the tool, its input, and the values of `Options.call`. @internal */
+export interface CallArgs extends Argv.Values<typeof Options.call> {
   readonly tool: ToolDefs.ToolName
   readonly input: string
-  readonly workspace: Option.Option<string>
-  readonly dataDir: Option.Option<string>
-  readonly session: string
-  readonly approve: ReadonlyArray<string>
-  readonly stream: boolean
-  /** The preset of budgets, over `TOOLCAP_PROFILE`. */
-  readonly profile: Option.Option<Budgets.Profile>
-  /** Print the text the model reads instead of the JSON line. */
-  readonly text: boolean
 }
 
 const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
@@ -120,26 +111,33 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
   )
 }
 
-const spec: Argv.Spec = {
-  values: new Set(["--workspace", "--data-dir", "--session", "--approve", "--profile"]),
-  flags: new Set(["--stream", "--text"])
+/** The usage error of a command line the scan could not read. */
+const refusal = (refused: Argv.Refused | Argv.Invalid): UsageError => {
+  switch (refused.kind) {
+    case "Unknown":
+      return new UsageError({ message: `unknown option ${refused.name} for call` })
+    case "MissingValue":
+      return new UsageError({ message: `${refused.name} needs a value` })
+    case "Missing":
+      return new UsageError({ message: `${refused.name} is required` })
+    case "Invalid":
+      return new UsageError({
+        message: `${refused.name} must be ${refused.expected}, got ${JSON.stringify(refused.value)}`
+      })
+  }
 }
 
 /**
- * Parses the arguments after `call` (`<tool> <input> [--workspace d] [--data-dir d]
- * [--session id] [--approve d]... [--profile p] [--stream | --text]`, options anywhere,
+ * Parses the arguments after `call` (`<tool> <input>` and the options of `Options.call`, anywhere,
  * `--name=value` too), checking the tool name and the preset; the host checks the directories
  * when it starts.
  *
  * @internal
  */
 export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, UsageError> => {
-  const scanned = Argv.scan(argv, spec)
-  if (scanned.kind === "Unknown")
-    return Either.left(new UsageError({ message: `unknown option ${scanned.name} for call` }))
-  if (scanned.kind === "MissingValue")
-    return Either.left(new UsageError({ message: `${scanned.name} needs a value` }))
-  const [tool, input, ...extra] = scanned.positional
+  const parsed = Argv.parse(argv, Options.call)
+  if (parsed.kind !== "Parsed") return Either.left(refusal(parsed))
+  const [tool, input, ...extra] = parsed.positional
   if (tool === undefined || input === undefined || extra.length > 0) {
     return Either.left(
       new UsageError({
@@ -152,26 +150,7 @@ export const parseArgv = (argv: ReadonlyArray<string>): Either.Either<CallArgs, 
       new UsageError({ message: `no such tool ${tool}; use one of ${ToolDefs.toolNames.join(", ")}` })
     )
   }
-  const last = (name: string) => Option.fromNullable(Argv.last(scanned, name))
-  const profile = last("--profile")
-  if (Option.isSome(profile) && !Budgets.isProfile(profile.value)) {
-    return Either.left(
-      new UsageError({
-        message: `--profile must be one of ${Budgets.profileNames.join(", ")}, got ${JSON.stringify(profile.value)}`
-      })
-    )
-  }
-  return Either.right({
-    tool,
-    input,
-    workspace: last("--workspace"),
-    dataDir: last("--data-dir"),
-    session: Option.getOrElse(last("--session"), () => "default"),
-    approve: scanned.values.get("--approve") ?? [],
-    stream: scanned.flags.has("--stream"),
-    profile: Option.filter(profile, Budgets.isProfile),
-    text: scanned.flags.has("--text")
-  })
+  return Either.right({ tool, input, ...parsed.values })
 }
 
 /**

@@ -16,24 +16,14 @@ import * as Outcome from "@toolcap/adapters/Outcome"
 import { Checkpoint, CheckpointStore, TokenEstimator, Transcript } from "@toolcap/checkpoint"
 import { Scratch } from "@toolcap/spill"
 import * as Argv from "./argv.js"
+import * as Options from "./options.js"
 import { resolveDataDir } from "./dataDir.js"
 import { ExitCode, printLine, runMain, setExitCode } from "./output.js"
 import { budgetsLayer, reportUsage, stderrLogger, type UsageError, usage } from "./usage.js"
 
-/** The arguments of `checkpoint build`. @internal */
-export interface BuildArgs {
+/** The arguments of `checkpoint build`: the transcript file and the values of `Options.checkpointBuild`. @internal */
+export interface BuildArgs extends Argv.Values<typeof Options.checkpointBuild> {
   readonly transcript: string
-  readonly session: string
-  readonly summary: string | undefined
-  readonly format: Transcript.Format | undefined
-  readonly dataDir: Option.Option<string>
-  readonly store: string | undefined
-}
-
-const formats: ReadonlyArray<string> = ["toolcap", "anthropic", "openai-chat", "openai-responses"]
-const spec: Argv.Spec = {
-  values: new Set(["--session", "--summary", "--format", "--data-dir", "--store"]),
-  flags: new Set()
 }
 
 /**
@@ -43,27 +33,15 @@ const spec: Argv.Spec = {
  * @internal
  */
 export const parseArgv = (argv: ReadonlyArray<string>): BuildArgs | undefined => {
-  const scanned = Argv.scan(argv, spec)
-  // an unknown, repeated or valueless option is the framework's to word
-  if (scanned.kind !== "Scanned" || [...scanned.values.values()].some((values) => values.length > 1))
-    return undefined
-  const value = (name: string) => Argv.last(scanned, name)
+  const parsed = Argv.parse(argv, Options.checkpointBuild)
+  // an unknown, missing, repeated, valueless or invalid option is the framework's to word
+  if (parsed.kind !== "Parsed" || parsed.repeated.length > 0) return undefined
   // an empty store variable is the framework's to refuse
   if (process.env["TOOLCAP_CHECKPOINT_STORE"] === "") return undefined
-  const session = value("--session")
-  const format = value("--format")
-  const [transcript, ...extra] = scanned.positional
-  if (transcript === undefined || extra.length > 0 || session === undefined) return undefined
-  if (format !== undefined && !formats.includes(format)) return undefined
+  const [transcript, ...extra] = parsed.positional
+  if (transcript === undefined || extra.length > 0) return undefined
   if (!fs.statSync(transcript, { throwIfNoEntry: false })?.isFile()) return undefined
-  return {
-    transcript,
-    session,
-    summary: value("--summary"),
-    format: format as Transcript.Format | undefined,
-    dataDir: Option.fromNullable(value("--data-dir")),
-    store: value("--store")
-  }
+  return { transcript, ...parsed.values }
 }
 
 /** Builds and saves the checkpoint, and prints its answer line (as the framework's command does). @internal */
@@ -72,16 +50,16 @@ export const run = (args: BuildArgs): Effect.Effect<void, UsageError> =>
     const bytes = fs.readFileSync(args.transcript)
     const dataDir = yield* resolveDataDir(args.dataDir)
     const location =
-      args.store ??
+      Option.getOrUndefined(args.store) ??
       process.env["TOOLCAP_CHECKPOINT_STORE"] ??
       path.join(dataDir, CheckpointStore.defaultFileName)
     // a host refuses an unusable data dir before anything else; so does this command
     yield* Scratch.checkDataDir(dataDir).pipe(Effect.mapError(usage))
     const exit = yield* Effect.gen(function* () {
       const neutral = yield* Transcript.parseJson(bytes).pipe(
-        Effect.flatMap((input) => Transcript.fromAny(input, args.format))
+        Effect.flatMap((input) => Transcript.fromAny(input, Option.getOrUndefined(args.format)))
       )
-      const built = yield* Checkpoint.build(neutral, { summary: args.summary }).pipe(
+      const built = yield* Checkpoint.build(neutral, { summary: Option.getOrUndefined(args.summary) }).pipe(
         Effect.provide(TokenEstimator.layer)
       )
       // the store is opened only for a transcript that was built: a refused one writes nothing

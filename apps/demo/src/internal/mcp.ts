@@ -15,36 +15,16 @@ import { ToolHost } from "@toolcap/adapters"
 import * as Mcp from "@toolcap/adapters/Mcp"
 import { Budgets } from "@toolcap/limits"
 import * as Argv from "./argv.js"
+import * as Options from "./options.js"
 import { runMain } from "./output.js"
-import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
+import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, usage } from "./usage.js"
 
-/**
- * Default age before `sweep` (and `mcp` at startup) removes a dead session's scratch directory:
- * a day, so spill files of a `toolcap call` session stay readable for the rest of the agent's
- * work, while crashed sessions do not pile up. Only directories whose owner process is gone are
- * ever removed, whatever the age.
- *
- * @internal
- */
-export const defaultStaleAfterSeconds = 24 * 60 * 60
-
-/** The arguments of `mcp`. @internal */
-export interface McpArgs {
-  readonly workspace: Option.Option<string>
-  readonly dataDir: Option.Option<string>
-  readonly session: Option.Option<string>
-  readonly approve: ReadonlyArray<string>
-  readonly staleAfter: number
-  readonly ui: boolean
-  /** The preset of budgets, over `TOOLCAP_PROFILE`. */
-  readonly profile: Option.Option<Budgets.Profile>
-}
+/** The arguments of `mcp`: the values of `Options.mcp`. @internal */
+export type McpArgs = Argv.Values<typeof Options.mcp>
 
 /** Serves until stdin closes (or a signal); the session's scratch directory is removed then. @internal */
 export const serve = (args: McpArgs) =>
   Effect.gen(function* () {
-    if (args.staleAfter < 0)
-      return yield* new UsageError({ message: "--stale-after must be 0 or more seconds" })
     const budgets = yield* Budgets.Budgets
     const config = yield* hostConfig({
       ...args,
@@ -69,14 +49,6 @@ export const serve = (args: McpArgs) =>
     )
   }).pipe(Effect.scoped, Effect.provide(budgetsLayerFor(Option.getOrUndefined(args.profile))))
 
-const spec: Argv.Spec = {
-  values: new Set(["--workspace", "--data-dir", "--session", "--approve", "--stale-after", "--profile"]),
-  flags: new Set(["--ui"])
-}
-
-/** Options the framework takes once (`--approve` is repeatable). */
-const single = ["--workspace", "--data-dir", "--session", "--stale-after", "--profile"]
-
 /** Whether the framework would take `dir` for a directory option: absent, or a directory. */
 const directoryOrAbsent = (dir: string) => fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? true
 
@@ -86,27 +58,10 @@ const directoryOrAbsent = (dir: string) => fs.statSync(dir, { throwIfNoEntry: fa
  * @internal
  */
 export const parseArgv = (argv: ReadonlyArray<string>): McpArgs | undefined => {
-  const scanned = Argv.scan(argv, spec)
-  if (scanned.kind !== "Scanned" || scanned.positional.length > 0) return undefined
-  if (single.some((name) => (scanned.values.get(name)?.length ?? 0) > 1)) return undefined
-  const staleAfter = Argv.last(scanned, "--stale-after")
-  if (staleAfter !== undefined && !/^[0-9]{1,15}$/.test(staleAfter)) return undefined
-  const profile = Argv.last(scanned, "--profile")
-  if (profile !== undefined && !Budgets.isProfile(profile)) return undefined
-  const directories = ["--workspace", "--data-dir", "--approve"].flatMap(
-    (name) => scanned.values.get(name) ?? []
-  )
-  if (!directories.every(directoryOrAbsent)) return undefined
-  const value = (name: string) => Option.fromNullable(Argv.last(scanned, name))
-  return {
-    workspace: value("--workspace"),
-    dataDir: value("--data-dir"),
-    session: value("--session"),
-    approve: scanned.values.get("--approve") ?? [],
-    staleAfter: staleAfter === undefined ? defaultStaleAfterSeconds : Number(staleAfter),
-    ui: scanned.flags.has("--ui"),
-    profile: Option.filter(Option.fromNullable(profile), Budgets.isProfile)
-  }
+  const parsed = Argv.parse(argv, Options.mcp)
+  if (parsed.kind !== "Parsed" || parsed.positional.length > 0 || parsed.repeated.length > 0) return undefined
+  if (!parsed.directories.every(directoryOrAbsent)) return undefined
+  return parsed.values
 }
 
 /**

@@ -41,10 +41,6 @@ export const excerpt = (text: string, max = 110): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-/** @internal */
-export const kb = (bytes: number): string =>
-  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`
-
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
 /** What a running step reports; `status` is read by the progress line. @internal */

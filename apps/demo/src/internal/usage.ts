@@ -44,9 +44,6 @@ export const budgetsLayerFor = (profile: Budgets.Profile | undefined) =>
 /** The budgets of `TOOLCAP_PROFILE` and the `TOOLCAP_*` variables. @internal */
 export const budgetsLayer = budgetsLayerFor(undefined)
 
-/** The `--profile` option's values. @internal */
-export const profileChoices = Budgets.profileNames
-
 /**
  * A host's configuration from the shared options. Relative directories resolve against the
  * caller's working directory; the workspace defaults to it.

@@ -5,7 +5,7 @@
  * them saying how many bytes and lines were left out. Works on a reader of the stream's retained
  * bytes, a block at a time, so the same code serves a copy held in memory and one on disk.
  */
-import { Budgets, Marker, Utf8 } from "@toolcap/limits"
+import { Budgets, Marker, Newlines, Utf8 } from "@toolcap/limits"
 
 const NEWLINE = 0x0a
 
@@ -21,10 +21,8 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
 /** Newlines in `[from, to)` of the stream, counted a block at a time. */
 const newlinesIn = (read: Reader, from: number, to: number): number => {
   let count = 0
-  for (let at = from; at < to; at += BLOCK_BYTES) {
-    const block = asBuffer(read(at, Math.min(to, at + BLOCK_BYTES)))
-    for (let i = block.indexOf(NEWLINE); i !== -1; i = block.indexOf(NEWLINE, i + 1)) count++
-  }
+  for (let at = from; at < to; at += BLOCK_BYTES)
+    count += Newlines.count(read(at, Math.min(to, at + BLOCK_BYTES)))
   return count
 }
 

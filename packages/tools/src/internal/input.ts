@@ -83,4 +83,4 @@ export const nonNegativeInteger = (
         new ToolError.ToolInvalidInput({ tool, field, reason: `${String(value)} is not allowed: ${hint}` })
       )
 
-export { formatBytes, plural } from "./notice.js"
+export { plural } from "./notice.js"

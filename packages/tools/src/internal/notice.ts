@@ -7,12 +7,8 @@
  * character boundary) and taking one search budget of it. Bash's own result budget has no
  * per-line clip, so this is the one tool call that returns the rest of a long line verbatim.
  */
-import type { Truncation } from "@toolcap/limits"
+import { Marker, type Truncation } from "@toolcap/limits"
 import type { Stop } from "./search/order.js"
-
-/** How a byte limit reads in prose: `48KB` when it is a whole number of KB. */
-export const formatBytes = (bytes: number): string =>
-  bytes % 1024 === 0 ? `${bytes / 1024}KB` : `${bytes} bytes`
 
 /** `1 line` / `3 lines`. */
 export const plural = (count: number, word: string): string =>
@@ -64,7 +60,7 @@ export const stopReason = (
   cap: string
 ): string =>
   stop === "bytes"
-    ? `the ${formatBytes(maxBytes)} result budget`
+    ? `the ${Marker.formatBytes(maxBytes)} result budget`
     : stop === "lines"
       ? `the ${maxLines}-line result budget`
       : cap
@@ -117,14 +113,14 @@ export const read = (
   }
   if (r.singleLineBytes !== undefined) {
     sentences.push(
-      `Line ${r.offset} alone is larger than the ${formatBytes(r.maxBytes)} result budget: showing its first ${r.contentBytes} bytes of ${r.singleLineBytes}.`
+      `Line ${r.offset} alone is larger than the ${Marker.formatBytes(r.maxBytes)} result budget: showing its first ${r.contentBytes} bytes of ${r.singleLineBytes}.`
     )
   }
   if (!r.atEof) {
     const range = r.lineCount === 1 ? `line ${r.offset}` : `lines ${r.offset}-${r.offset + r.lineCount - 1}`
     const why =
       r.stoppedBy === "bytes"
-        ? ` (the ${formatBytes(r.maxBytes)} result budget is full)`
+        ? ` (the ${Marker.formatBytes(r.maxBytes)} result budget is full)`
         : r.requestedLimit !== undefined && r.clampedTo === undefined
           ? ""
           : ` (the ${r.maxLines}-line read window is full)`

@@ -6,10 +6,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Budgets, type Marker, Truncate, Truncation } from "@toolcap/limits"
+import { Budgets, Marker, Truncate, Truncation } from "@toolcap/limits"
 import type { BashResult } from "../../Bash.js"
 import type * as Supervisor from "../../Supervisor.js"
-import { formatBytes } from "../notice.js"
 import type * as Output from "./output.js"
 
 /** How a call's tree was contained and what stopping it did. */
@@ -125,12 +124,12 @@ const headline = (
   if (ceiling !== undefined && termination.memory?.reached === true) {
     const kills = termination.memory.oomKills
     lines.push(
-      `the call reached its memory ceiling of ${formatBytes(ceiling.maxBytes)}` +
+      `the call reached its memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)}` +
         (kills > 0 ? `: the kernel ended ${kills} of its process(es) to keep it` : "")
     )
   } else if (ceiling?.enforcedBy === "rlimit" && !(ending.kind === "Exited" && status?.code === 0)) {
     lines.push(
-      `a memory ceiling of ${formatBytes(ceiling.maxBytes)} per process applied: an allocation past it fails inside the program`
+      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process applied: an allocation past it fails inside the program`
     )
   }
   if (termination.pipesHeld) {

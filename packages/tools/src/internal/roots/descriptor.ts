@@ -7,6 +7,7 @@
  * Where `/proc` is not mounted, the fallback resolves the name before and after opening and
  * compares the opened file's identity with it: that narrows the race but cannot close it.
  */
+import { Procfs } from "@toolcap/spill"
 import * as fs from "node:fs"
 
 /**
@@ -16,16 +17,8 @@ import * as fs from "node:fs"
  */
 const O_PATH = 0o10000000
 
-const PROC_FD = "/proc/self/fd/"
-
-let procAvailable: boolean | undefined
-
-/** Whether `/proc/self/fd` names descriptors (checked once). */
-export const hasProcFd = (): boolean =>
-  (procAvailable ??= process.platform === "linux" && fs.existsSync(`${PROC_FD}0`))
-
-/** The path the kernel holds for an open descriptor. */
-const realPathOfDescriptor = (fd: number): string => fs.readlinkSync(PROC_FD + fd)
+/** The path the kernel holds for an open descriptor (an errno error where it cannot be read). */
+const realPathOfDescriptor = (fd: number): string => fs.readlinkSync(Procfs.descriptorPath(fd))
 
 /** A denial: the opened file or directory lies outside every root. */
 export class Outside extends Error {
@@ -41,7 +34,7 @@ const sameFile = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.in
  */
 export const openWithin = (file: string, flags: number, contains: (real: string) => boolean): number => {
   const readFlags = flags & ~fs.constants.O_NOFOLLOW
-  if (!hasProcFd()) {
+  if (!Procfs.hasDescriptorPaths()) {
     const before = fs.realpathSync.native(file)
     if (!contains(before)) throw new Outside(file)
     const fd = fs.openSync(before, readFlags | fs.constants.O_NOFOLLOW)
@@ -65,7 +58,7 @@ export const openWithin = (file: string, flags: number, contains: (real: string)
       throw Object.assign(error, { stats: identity })
     }
     // reopening the descriptor's own /proc entry opens exactly the file that was checked
-    const fd = fs.openSync(PROC_FD + handle, readFlags)
+    const fd = fs.openSync(Procfs.descriptorPath(handle), readFlags)
     if (!sameFile(fs.fstatSync(fd), identity)) {
       fs.closeSync(fd)
       throw new Outside(file)
@@ -81,7 +74,7 @@ export const openWithin = (file: string, flags: number, contains: (real: string)
  * listing is read through that descriptor. Throws `Outside` or an errno error.
  */
 export const readDirectoryWithin = (dir: string, contains: (real: string) => boolean): Array<fs.Dirent> => {
-  if (!hasProcFd()) {
+  if (!Procfs.hasDescriptorPaths()) {
     if (!contains(fs.realpathSync.native(dir))) throw new Outside(dir)
     const entries = fs.readdirSync(dir, { withFileTypes: true })
     if (!contains(fs.realpathSync.native(dir))) throw new Outside(dir)
@@ -90,7 +83,7 @@ export const readDirectoryWithin = (dir: string, contains: (real: string) => boo
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
   try {
     if (!contains(realPathOfDescriptor(fd))) throw new Outside(dir)
-    return fs.readdirSync(PROC_FD + fd, { withFileTypes: true })
+    return fs.readdirSync(Procfs.descriptorPath(fd), { withFileTypes: true })
   } finally {
     fs.closeSync(fd)
   }

@@ -17,9 +17,9 @@
  * event loop free between slices.
  */
 import * as fs from "node:fs"
+import { Procfs } from "@toolcap/spill"
 import * as path from "node:path"
 import * as IgnoreRules from "../../IgnoreRules.js"
-import * as Descriptor from "../roots/descriptor.js"
 
 /** A listed file: its path relative to the index root (with `/`) and its mtime. */
 export interface IndexedFile {
@@ -42,13 +42,7 @@ const insertionPoint = (sorted: ReadonlyArray<IndexedFile>, file: IndexedFile): 
   return low
 }
 
-const readQueuedEventsLimit = (): number => {
-  try {
-    return Number.parseInt(fs.readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8"), 10) || 16384
-  } catch {
-    return 16384
-  }
-}
+const readQueuedEventsLimit = (): number => Procfs.kernelSetting("fs/inotify/max_queued_events") || 16384
 
 /**
  * Events seen within one turn of the event loop beyond which the kernel's inotify queue
@@ -302,11 +296,10 @@ export const make = (root: string, maxWatches: number): DirectoryIndex => {
     built = false
     base = root
     identity = undefined
-    if (Descriptor.hasProcFd()) {
+    if (Procfs.hasDescriptorPaths()) {
       pinned = fs.openSync(root, O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
-      if (fs.readlinkSync(`/proc/self/fd/${pinned}`) !== root)
-        throw new Error(`${root} moved while it was indexed`)
-      base = `/proc/self/fd/${pinned}`
+      if (Procfs.descriptorTarget(pinned) !== root) throw new Error(`${root} moved while it was indexed`)
+      base = Procfs.descriptorPath(pinned)
       const stats = fs.fstatSync(pinned)
       identity = { dev: stats.dev, ino: stats.ino }
     } else {

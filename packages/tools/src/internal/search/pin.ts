@@ -16,9 +16,9 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
+import { Procfs } from "@toolcap/spill"
 import { ToolError } from "@toolcap/limits"
 import type * as Roots from "../../Roots.js"
-import * as Descriptor from "../roots/descriptor.js"
 
 /** `O_PATH` (Linux): names the directory without opening it for reading; same on every architecture. */
 const O_PATH = 0o10000000
@@ -50,7 +50,7 @@ const unpinned = (target: Roots.Resolved): Pinned => ({
 
 /** Opens `target` (a resolved directory) for the call's scope; fails when it is no longer in place. */
 export const pin = (target: Roots.Resolved): Effect.Effect<Pinned, ToolError.ToolPathDenied, Scope.Scope> =>
-  Descriptor.hasProcFd()
+  Procfs.hasDescriptorPaths()
     ? Effect.acquireRelease(
         Effect.try({
           try: () =>
@@ -60,19 +60,13 @@ export const pin = (target: Roots.Resolved): Effect.Effect<Pinned, ToolError.Too
         (fd) => Effect.sync(() => fs.closeSync(fd))
       ).pipe(
         Effect.flatMap((fd) => {
-          const local = `/proc/self/fd/${fd}`
-          const inPlace = () => {
-            try {
-              return fs.readlinkSync(local) === target.realPath
-            } catch {
-              return false
-            }
-          }
+          const local = Procfs.descriptorPath(fd)
+          const inPlace = () => Procfs.descriptorTarget(fd) === target.realPath
           if (!inPlace()) return Effect.fail(moved(target))
           const stats = fs.fstatSync(fd)
           return Effect.succeed<Pinned>({
             local,
-            shared: `/proc/${process.pid}/fd/${fd}`,
+            shared: Procfs.descriptorPath(fd, process.pid),
             identity: { dev: stats.dev, ino: stats.ino },
             inPlace
           })

@@ -17,6 +17,7 @@
 import type { ChildProcess } from "node:child_process"
 import { EventEmitter } from "node:events"
 import * as fs from "node:fs"
+import { Procfs } from "@toolcap/spill"
 import * as net from "node:net"
 import * as os from "node:os"
 import type { Readable } from "node:stream"
@@ -82,7 +83,10 @@ const lost = (server: Server): void => {
 
 /** Opens our own descriptor for a pipe's read end the server holds. */
 const openPipe = (serverPid: number, fd: number): net.Socket => {
-  const own = fs.openSync(`/proc/${serverPid}/fd/${fd}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  const own = fs.openSync(
+    Procfs.descriptorPath(fd, serverPid),
+    fs.constants.O_RDONLY | fs.constants.O_NONBLOCK
+  )
   return new net.Socket({ fd: own, readable: true, writable: false })
 }
 
