@@ -14,13 +14,17 @@
  * TOOLCAP_LONG_TESTS=1; counts through `reportReliability`.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Procfs } from "@toolcap/spill"
-import { Confinement } from "@toolcap/tools"
-import { cgroupParent, cookieCarriers, processesNamed } from "../../../packages/tools/test/bashFixtures.js"
+import {
+  cgroupParent,
+  cookieCarriers,
+  processesNamed,
+  scopesOffered
+} from "../../../packages/tools/test/bashFixtures.js"
 import { assertBuilt, bin, makeDirs, mcpHandshake } from "./fixtures/cli.js"
 
 const dirs = makeDirs("toolcap-reach-")
@@ -30,10 +34,6 @@ afterAll(() => dirs.remove())
 
 /** A wait longer than this counts as a hang (the writer never ends by itself). */
 const HANG_MS = 20_000
-
-const scopesOffered = (): boolean =>
-  fs.existsSync(Confinement.launcherPath) &&
-  Number(spawnSync(Confinement.launcherPath, ["--probe"], { encoding: "utf8" }).stdout.trim()) >= 6
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -48,19 +48,9 @@ const until = async (check: () => boolean, ms = HANG_MS): Promise<boolean> => {
 
 const size = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0)
 
-/** The parent pid of `pid`, undefined when it is gone. */
-const parentOf = (pid: number): number | undefined => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-  } catch {
-    return undefined
-  }
-}
-
 /** The host's watchdog: its `/bin/sh` child running the lifeline script (which defines `cgstop`). */
 const watchdogOf = (host: number): number | undefined =>
-  processesNamed("cgstop()").find((live) => parentOf(live.pid) === host)?.pid
+  processesNamed("cgstop()").find((live) => Procfs.readProcess(live.pid)?.ppid === host)?.pid
 
 const carriersOfHost = (host: number) =>
   cookieCarriers((runId) => runId.startsWith(`${host.toString(36)}-`)).map((live) => live.pid)
