@@ -37,11 +37,13 @@ const RELIABILITY_FILES = [
   "packages/tools/test/race.test.ts",
   "packages/tools/test/hostile.test.ts",
   "packages/tools/test/engineMemory.test.ts",
+  "packages/tools/test/reliability.nested.test.ts",
   "packages/adapters/test/reliability.load.test.ts",
   "packages/adapters/test/reliability.faults.test.ts",
   "packages/adapters/test/hostileInput.test.ts",
   "packages/checkpoint/test/Persistence.test.ts",
   "apps/demo/test/reliability.kill.test.ts",
+  "apps/demo/test/reliability.reach.test.ts",
   "apps/demo/test/hostile.test.ts",
   "apps/demo/test/hostile.files.test.ts",
   "packages/viewer/test/hostile.test.ts"

@@ -21,7 +21,7 @@ import { Outcome, ToolHost } from "@toolcap/adapters"
 import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets, Marker } from "@toolcap/limits"
 import { Procfs } from "@toolcap/spill"
-import type { Bash, Glob, Grep, Read } from "@toolcap/tools"
+import { Supervisor, type Bash, type Glob, type Grep, type Read } from "@toolcap/tools"
 import * as Data from "./internal/demoData.js"
 import * as Sqlite from "./internal/sqlite.js"
 import { bold, cyan, detail, dim, excerpt, green, line, withProgress, yellow } from "./internal/terminal.js"
@@ -219,6 +219,9 @@ export const run = (options: DemoOptions = {}): Effect.Effect<void, never, Budge
           const partial = e["partial"] as Bash.BashResult | undefined
           yield* detail(`${yellow(e.code)}: ${e.message}`)
           yield* detail(`partial stdout: ${excerpt(partial?.stdout ?? "")}`)
+          if (partial !== undefined) {
+            yield* detail(`guards: ${dim(Supervisor.describeContainment(partial.termination))}`)
+          }
           yield* check(
             e.code === "TOOL_TIMEOUT" && killed.length >= 4 && killed.every(isGone),
             `killed pids ${killed.join(", ")}: none of them is alive any more (checked in /proc)`

@@ -114,12 +114,15 @@ const calls = (
       onLeft: (error) => ({ name: "cgroup", status: "broken", detail: `Bash failed: ${error.message}` }),
       onRight: (result) =>
         result.termination.containment === "cgroup"
-          ? { name: "cgroup", status: "ok", detail: "cgroup v2: every Bash call runs in a cgroup of its own" }
+          ? {
+              name: "cgroup",
+              status: "ok",
+              detail: `cgroup v2: every Bash call runs in a cgroup of its own; guards: ${Supervisor.describeContainment(result.termination)}`
+            }
           : {
               name: "cgroup",
               status: "fallback",
-              detail:
-                "no writable cgroup v2 here (or TOOLCAP_CONTAINMENT=group): Bash's tree is found by process group, parent links and an environment cookie"
+              detail: `no writable cgroup v2 here (or TOOLCAP_CONTAINMENT=group): Bash's tree is found by process group, parent links and an environment cookie; guards: ${Supervisor.describeContainment(result.termination)}`
             }
     })
     const grep = yield* Effect.either(host.call("Grep", { pattern: "doctor", outputMode: "count" }))

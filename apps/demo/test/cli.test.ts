@@ -466,6 +466,8 @@ describe("toolcap demo", () => {
       assert.notInclude(run.stdout, "✗", "every check of the tour passed")
       assert.notInclude(run.stdout, "skipped:", "no step was skipped (SQLite is installed here)")
       assert.include(run.stdout, "[truncated: kept the first 4000 of 300000 lines")
+      // the timed-out call's guards, as its result reports them
+      assert.match(run.stdout, /guards: (cgroup|group) tier.*, (no )?native launcher, (no )?Landlock scopes/)
       assert.deepStrictEqual(fs.readdirSync(tmp), [], "the demo removed its temporary data")
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true })

@@ -47,6 +47,11 @@ describe("toolcap doctor", () => {
         new RegExp(`/dist/native/linux-${process.arch}/toolcap-confine \\(shipped in the package\\)$`)
       )
     else assert.include(lines.get("launcher")!.detail, "no launcher at")
+    // the guards a Bash call got: tier, launcher, Landlock scopes (each weaker one with its reason)
+    assert.match(
+      lines.get("cgroup")!.detail,
+      /guards: (cgroup|group) tier.*, (no )?native launcher, (no )?Landlock scopes/
+    )
     assert.deepStrictEqual(fs.readdirSync(scratch), [], "the doctor removed its temporary directory")
   })
 
@@ -56,6 +61,7 @@ describe("toolcap doctor", () => {
     assert.strictEqual(lines.get("launcher")?.status, "fallback")
     assert.include(lines.get("launcher")!.detail, "without Landlock")
     assert.strictEqual(lines.get("landlock")?.status, "fallback")
+    assert.include(lines.get("cgroup")!.detail, "no native launcher, no Landlock scopes [the launcher")
   })
 
   it("a launcher that cannot be executed is broken: exit 1", async () => {

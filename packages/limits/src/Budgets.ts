@@ -171,6 +171,12 @@ export const BudgetsFields = {
   bashKillGraceMs: millis(2000),
   /** Time the pipes are still read after the main process exited, before leftovers are ended (rules B8). */
   bashDrainGraceMs: millis(1000),
+  /**
+   * Memory ceiling of one Bash call, in bytes; 0 (the default) sets none. The kernel enforces it
+   * on the call's cgroup (`memory.max`: the whole call) where the cgroup v2 memory controller is
+   * available, else per process (`RLIMIT_DATA`: an allocation past it fails in the program).
+   */
+  bashMemoryMaxBytes: withDefault(wholeAtLeast(0, "bytes (0: no ceiling)"), 0),
   /** Bytes sniffed at the start of a file to detect binary content (rules R7). */
   binarySniffBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
   /** Share of non-printable bytes in the sniff above which a file is binary (rules R7). */

@@ -41,6 +41,7 @@ export type BudgetField =
   | "bashTimeoutMaxSeconds"
   | "bashKillGraceMs"
   | "bashDrainGraceMs"
+  | "bashMemoryMaxBytes"
   | "binarySniffBytes"
   | "binaryNonPrintableRatio"
   | "checkpointRetentionTokens"

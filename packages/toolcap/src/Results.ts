@@ -218,6 +218,24 @@ export interface PerStream<A> {
 }
 
 /**
+ * A Bash call's memory ceiling: on its cgroup (`memory.max`, the whole call) or per process
+ * (`RLIMIT_DATA`), and what the kernel counted against a cgroup's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryCeiling {
+  readonly maxBytes: number
+  readonly enforcedBy: "cgroup" | "rlimit"
+  /** Why the ceiling is per process, when it is. */
+  readonly reason?: string | undefined
+  /** The call's memory reached the ceiling (cgroup ceilings only). */
+  readonly reached?: boolean | undefined
+  /** Processes of the call the kernel's OOM killer ended (cgroup ceilings only). */
+  readonly oomKills?: number | undefined
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -250,6 +268,14 @@ export interface BashResult {
     readonly cgroupEntry?: "launcher" | "prologue" | undefined
     /** Why the tier or the entry is weaker than the best one, when it is. */
     readonly fallbackReason?: string | undefined
+    /** The native launcher (`toolcap-confine`) started the call's shell. */
+    readonly launcher: boolean
+    /** Landlock scopes kept the call from signalling, ptracing or opening `/proc` of the host, its watchdog and other calls. */
+    readonly landlockScopes: boolean
+    /** Why Landlock scopes were not applied, when they were not. */
+    readonly landlockScopesReason?: string | undefined
+    /** The call's memory ceiling, when the host set one (`bashMemoryMaxBytes`). */
+    readonly memoryCeiling?: MemoryCeiling | undefined
     /** Pids of the tree still alive when the call returned. */
     readonly survivors: ReadonlyArray<number>
     /** A process outside the tree still held the output pipes at the end. */

@@ -51,6 +51,7 @@ export type {
   GrepFilesResult,
   GrepMatch,
   GrepResult,
+  MemoryCeiling,
   PerStream,
   ReadResult,
   Success,

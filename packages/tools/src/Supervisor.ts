@@ -31,7 +31,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { ToolError } from "@toolcap/limits"
+import { Marker, type ToolError } from "@toolcap/limits"
 import * as Fake from "./internal/supervisor/fake.js"
 import * as Group from "./internal/supervisor/group.js"
 import * as Real from "./internal/supervisor/supervisor.js"
@@ -55,6 +55,15 @@ export const containmentVariable = "TOOLCAP_CONTAINMENT"
 export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
 
 /**
+ * The environment variable that turns Landlock scopes off for calls (`off`); see
+ * `Options.landlockScopes`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const scopesVariable = "TOOLCAP_SCOPES"
+
+/**
  * The environment variable that carries a tree's cookie (its run id).
  *
  * @since 0.1.0
@@ -63,9 +72,36 @@ export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
 export const cookieVariable: "TOOLCAP_RUN_ID" = Group.cookieVariable
 
 /**
- * How a tree is contained: the tier, how a call's shell enters its cgroup (cgroup tier only), and
- * why this host runs a weaker tier or entry than the best one, when it does. Every Bash result
- * carries it (`termination`).
+ * A call's memory ceiling: its size, how the kernel enforces it — `cgroup` (`memory.max` on the
+ * call's cgroup: the whole call, every process together) or `rlimit` (`RLIMIT_DATA` of each
+ * process: an allocation past it fails inside the program) — and, after the call, what the kernel
+ * counted against it (a `cgroup` ceiling only: the kernel counts nothing for an rlimit).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const MemoryCeiling = Schema.Struct({
+  maxBytes: Schema.Number,
+  enforcedBy: Schema.Literal("cgroup", "rlimit"),
+  /** Why the ceiling is per process (`rlimit`) rather than on the call's cgroup, when it is. */
+  reason: Schema.optional(Schema.String),
+  /** The call's memory reached the ceiling (the kernel reclaimed or killed to stay under it). */
+  reached: Schema.optional(Schema.Boolean),
+  /** Processes of the call the kernel's OOM killer ended to keep the ceiling. */
+  oomKills: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type MemoryCeiling = typeof MemoryCeiling.Type
+
+/**
+ * How a tree is contained, and which guard applied: the tier, how a call's shell enters its cgroup
+ * (cgroup tier only), whether the native launcher started it, whether Landlock scopes keep it from
+ * reaching the host, its memory ceiling — and, for each weaker choice than the best one this
+ * package has, why. Every Bash result carries it (`termination`).
  *
  * @since 0.1.0
  * @category models
@@ -76,7 +112,18 @@ export const Containment = Schema.Struct({
   /** `launcher` (created inside its cgroup) or `prologue` (moved in by `/bin/sh`); cgroup tier only. */
   cgroupEntry: Schema.optional(Schema.Literal("launcher", "prologue")),
   /** Why the tier or the entry is not the best one this package has, e.g. `no cgroup v2 ...`. */
-  fallbackReason: Schema.optional(Schema.String)
+  fallbackReason: Schema.optional(Schema.String),
+  /** The native launcher (`toolcap-confine`) started the call's shell. */
+  launcher: Schema.Boolean,
+  /**
+   * Landlock scopes applied to the call: nothing it runs can signal, ptrace, `pidfd_getfd` or open
+   * `/proc/<pid>/fd|mem` of a process outside the call (the host, its watchdog, other calls).
+   */
+  landlockScopes: Schema.Boolean,
+  /** Why Landlock scopes were not applied, when they were not. */
+  landlockScopesReason: Schema.optional(Schema.String),
+  /** The call's memory ceiling, when the host set one (`bashMemoryMaxBytes`). */
+  memoryCeiling: Schema.optional(MemoryCeiling)
 })
 
 /**
@@ -84,6 +131,35 @@ export const Containment = Schema.Struct({
  * @category models
  */
 export type Containment = typeof Containment.Type
+
+/**
+ * The guards of a containment in one line for people (the CLI's `doctor`), each weaker one with
+ * its reason, e.g. `cgroup tier (launcher entry), native launcher, Landlock scopes`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describeContainment = (containment: Containment): string => {
+  const ceiling = containment.memoryCeiling
+  return [
+    `${containment.containment} tier` +
+      (containment.cgroupEntry === undefined ? "" : ` (${containment.cgroupEntry} entry)`) +
+      (containment.fallbackReason === undefined ? "" : ` [${containment.fallbackReason}]`),
+    containment.launcher ? "native launcher" : "no native launcher",
+    containment.landlockScopes
+      ? "Landlock scopes"
+      : `no Landlock scopes [${containment.landlockScopesReason ?? "not offered"}]`,
+    ...(ceiling === undefined
+      ? []
+      : [
+          `memory ceiling ${Marker.formatBytes(ceiling.maxBytes)} ` +
+            (ceiling.enforcedBy === "cgroup"
+              ? "on the call's cgroup"
+              : `per process [${ceiling.reason ?? "no cgroup ceiling here"}]`) +
+            (ceiling.reached === true ? " (reached)" : "")
+        ])
+  ].join(", ")
+}
 
 /**
  * @since 0.1.0
@@ -143,6 +219,8 @@ export interface TreeOptions {
   readonly killGraceMs: number
   readonly killWaitMs: number
   readonly drainMs: number
+  /** A memory ceiling for the whole tree, in bytes (0 or undefined: none); see `MemoryCeiling`. */
+  readonly memoryMaxBytes?: number | undefined
 }
 
 /**
@@ -179,6 +257,8 @@ export interface Stopped {
   readonly survivors: ReadonlyArray<number>
   /** The pipes were still held open (by a process outside the tree) when they were closed. */
   readonly pipesHeld: boolean
+  /** What the kernel counted against a `cgroup` memory ceiling (none otherwise). */
+  readonly memory?: { readonly reached: boolean; readonly oomKills: number } | undefined
 }
 
 /**
@@ -262,6 +342,18 @@ export interface Options {
    * extra process would).
    */
   readonly launcherServer?: boolean | undefined
+  /**
+   * `false` never runs the native launcher, as on an install that could not build it (calls then
+   * take the prologue entry or the group tier, without Landlock scopes); default: where it is built.
+   */
+  readonly launcher?: boolean | undefined
+  /**
+   * `false` applies no Landlock scopes to calls (default: `TOOLCAP_SCOPES`, else scopes wherever
+   * the kernel and the launcher offer them). A host that is not root gets `no_new_privs` with the
+   * scopes, so setuid programs (`sudo`) inside a call cannot gain privileges; turning scopes off
+   * gives that back, and gives a call back the reach of signals, ptrace and `/proc` into the host.
+   */
+  readonly landlockScopes?: boolean | undefined
 }
 
 /**

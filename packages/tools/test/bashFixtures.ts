@@ -19,7 +19,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Budgets } from "@toolcap/limits"
 import { Procfs, Scratch } from "@toolcap/spill"
-import { Bash, Supervisor, Workspace } from "@toolcap/tools"
+import { Bash, Confinement, Supervisor, Workspace } from "@toolcap/tools"
 
 export const tempDir = (prefix = "toolcap-bash-") =>
   Effect.acquireRelease(
@@ -151,6 +151,16 @@ export const cgroupParent = (): string | undefined => {
     .find((line) => line.startsWith("0::"))
     ?.slice(3)
   return [path.join(mount, own ?? "/", "toolcap"), path.join(mount, "toolcap")].find(cgroupParentUsable)
+}
+
+/**
+ * Whether Bash calls here run under Landlock scopes by default: the launcher is built and the
+ * kernel's Landlock ABI has scopes (6 or later), as its own `--probe` answers.
+ */
+export const scopesOffered = (): boolean => {
+  const launcher = Confinement.launcherPath
+  if (!fs.existsSync(launcher)) return false
+  return Number(spawnSync(launcher, ["--probe"], { encoding: "utf8" }).stdout.trim()) >= 6
 }
 
 /** Call cgroups (named by run id, `<hostPid36>-...`) of this test worker still present. */

@@ -17,7 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Confinement, Supervisor } from "@toolcap/tools"
 import * as Cgroup from "../src/internal/supervisor/cgroup.js"
-import { cgroupParent, isLive, killNamed, processesNamed } from "./bashFixtures.js"
+import { cgroupParent, isLive, killNamed, processesNamed, scopesOffered } from "./bashFixtures.js"
 
 const parent = cgroupParent()
 const launcherBuilt = fs.existsSync(Confinement.launcherPath)
@@ -82,11 +82,16 @@ describe("the cgroup entry", () => {
         const auto = yield* (yield* Supervisor.make()).containment
         assert.strictEqual(auto.cgroupEntry, launcherBuilt && kernelHasClone3 ? "launcher" : "prologue")
         const prologue = yield* (yield* supervisorFor("prologue")).containment
-        assert.deepStrictEqual(prologue, {
+        // with scopes the launcher still runs the shell, exec'd in place by the prologue
+        const { landlockScopesReason, ...rest } = prologue
+        assert.deepStrictEqual(rest, {
           containment: "cgroup",
           cgroupEntry: "prologue",
-          fallbackReason: "the prologue entry was asked for"
+          fallbackReason: "the prologue entry was asked for",
+          launcher: scopesOffered(),
+          landlockScopes: scopesOffered()
         })
+        assert.strictEqual(landlockScopesReason === undefined, scopesOffered())
         const group = yield* (yield* Supervisor.make({ containment: "group" })).containment
         assert.strictEqual(group.cgroupEntry, undefined)
       })

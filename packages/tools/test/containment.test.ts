@@ -6,17 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { Procfs } from "@toolcap/spill"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Procfs } from "@toolcap/spill"
 import { Bash, Supervisor } from "@toolcap/tools"
 import {
   cgroupParent,
@@ -24,9 +20,10 @@ import {
   isLive,
   killNamed,
   processesNamed,
-  runRecorded,
+  scopesOffered,
   testEnv
 } from "./bashFixtures.js"
+import { readPid, registerBoundCases, registerNestedCgroupEscapes } from "./containmentCases.js"
 
 const tiers: ReadonlyArray<Supervisor.Tier> = cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
 
@@ -38,7 +35,11 @@ describe("the containment tier", () => {
   it.live("TOOLCAP_CONTAINMENT=group (or the option) forces the group tier; cgroup where it works", () =>
     Effect.gen(function* () {
       const forced = yield* containmentOf({ containment: "group" })
-      assert.deepStrictEqual(forced, { containment: "group", fallbackReason: "the group tier was asked for" })
+      assert.strictEqual(forced.containment, "group")
+      assert.strictEqual(forced.fallbackReason, "the group tier was asked for")
+      // the group tier's shell runs through the launcher too, for its scopes
+      assert.strictEqual(forced.launcher, scopesOffered())
+      assert.strictEqual(forced.landlockScopes, scopesOffered())
       const auto = yield* containmentOf({})
       const forcedByEnvironment = process.env[Supervisor.containmentVariable] === "group"
       assert.strictEqual(
@@ -55,74 +56,58 @@ describe("the containment tier", () => {
 })
 
 for (const containment of tiers) {
-  describe(`a call ends within its bound whatever the tree does (${containment} tier)`, () => {
-    it.scopedLive("an escapee under env -i setsid -f holding the pipes, on timeout and after an exit", () =>
-      Effect.gen(function* () {
-        const env = yield* testEnv(fastGraces, undefined, { containment })
-        const layer = env.layer
-        const tag = `sleep 1000.${containment === "cgroup" ? 61 : 62}`
-        yield* Effect.addFinalizer(() => killNamed(tag))
-        const pidFile = path.join(env.workspace, "escapee")
-        const escape = `env -i setsid -f sh -c 'echo $$ > escapee; exec ${tag}'; while [ ! -s escapee ]; do sleep 0.01; done`
-
-        for (const [command, timeout] of [
-          [`${escape}; echo started; sleep 30`, 1],
-          [`${escape}; echo started`, 10]
-        ] as const) {
-          fs.rmSync(pidFile, { force: true })
-          const recorded = yield* runRecorded({ command, timeout }).pipe(Effect.provide(layer))
-          const escapee = Number(fs.readFileSync(pidFile, "utf8"))
-          const result = Either.match(recorded.result, {
-            onLeft: (error) => {
-              assert.instanceOf(error, Bash.ToolTimeout)
-              return error.partial
-            },
-            onRight: (r) => r
-          })
-          assert.strictEqual(result.termination.containment, containment)
-          assert.include(result.stdout, "started")
-          if (containment === "cgroup") {
-            // the kernel followed it: stopped with the rest, nothing left holding the pipes
-            assert.include(result.killedPids, escapee)
-            assert.isFalse(isLive(escapee))
-          } else {
-            // returned while the escapee still holds the pipes: our side was closed, and the result says so
-            assert.isTrue(isLive(escapee), "the escapee outlives the call in the group tier")
-            assert.isTrue(result.termination.pipesHeld)
-            assert.include(result.output, "still held open by a process outside the tree")
-            process.kill(escapee, "SIGKILL")
-          }
-          assert.strictEqual(recorded.lateChunks(), 0)
-        }
-      })
-    )
-
-    it.scopedLive("fiber interruption during such a call ends it: the release never waits on the pipes", () =>
-      Effect.gen(function* () {
-        const env = yield* testEnv(fastGraces, undefined, { containment })
-        const layer = env.layer
-        const tag = `sleep 1000.${containment === "cgroup" ? 63 : 64}`
-        yield* Effect.addFinalizer(() => killNamed(tag))
-        const started = yield* Deferred.make<void>()
-        // "started" once the escapee wrote its pid, which it does after leaving the session: an
-        // interruption before that would still find it in the call's process group
-        const escape = `env -i setsid -f sh -c 'echo $$ > escapee; exec ${tag}'; while [ ! -s escapee ]; do sleep 0.01; done`
-        const fiber = yield* Bash.run(
-          { command: `${escape}; echo started; sleep 30`, timeout: 60 },
-          {
-            onChunk: (chunk) =>
-              void (chunk.data.includes("started") && Deferred.unsafeDone(started, Exit.void))
-          }
-        ).pipe(Effect.provide(layer), Effect.fork)
-        yield* Deferred.await(started)
-        const exit = yield* Fiber.interrupt(fiber)
-        assert.isTrue(Exit.isInterrupted(exit))
-        const escapees = processesNamed(tag)
-        assert.strictEqual(escapees.length, containment === "cgroup" ? 0 : 1)
-      })
-    )
+  registerBoundCases({
+    label: `${containment} tier`,
+    containment,
+    supervisor: {},
+    mark: containment === "cgroup" ? "6" : "7"
   })
 }
+
+for (const cgroupEntry of ["launcher", "prologue"] as const) {
+  registerNestedCgroupEscapes({
+    label: `cgroup tier, ${cgroupEntry} entry`,
+    supervisor: { cgroupEntry },
+    mark: cgroupEntry === "launcher" ? "81" : "82"
+  })
+}
+
+const mount = Procfs.cgroup2()?.mount
+
+describe.runIf(cgroupParent() !== undefined && mount !== undefined && process.getuid?.() === 0)(
+  "a shell that moves itself out of the call's cgroup (root may write to any cgroup)",
+  () => {
+    for (const cgroupEntry of ["launcher", "prologue"] as const) {
+      it.scopedLive(
+        `past its deadline it and what it started are ended and reported (${cgroupEntry} entry)`,
+        () =>
+          Effect.gen(function* () {
+            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const tag = `1000.84${cgroupEntry === "launcher" ? 1 : 2}`
+            yield* Effect.addFinalizer(() => killNamed(tag))
+            const command = [
+              `echo $$ > ${mount}/cgroup.procs || exit 3`,
+              `echo $$ > shell; sleep ${tag}1 & echo $! > child`,
+              `echo moved; exec sleep ${tag}2`
+            ].join("\n")
+            const failed = yield* Bash.run({ command, timeout: 1 }).pipe(
+              Effect.provide(env.layer),
+              Effect.flip
+            )
+            assert.instanceOf(failed, Bash.ToolTimeout)
+            assert.include(failed.partial.stdout, "moved")
+            for (const name of ["shell", "child"]) {
+              const pid = readPid(env.workspace, name)
+              assert.include(failed.killedPids, pid, `${name} ${pid} was not reported stopped`)
+              assert.isFalse(isLive(pid), `${name} ${pid} outlived the call`)
+            }
+            assert.deepStrictEqual(processesNamed(`sleep ${tag}`), [])
+            assert.isFalse(fs.existsSync(path.join(cgroupParent()!, failed.partial.runId)))
+          })
+      )
+    }
+  }
+)
 
 /** A run id of a host that is gone: this worker's pid with a start time it never had. */
 const deadHostRunId = (suffix: string) => `${process.pid.toString(36)}-1-${suffix}`
@@ -135,15 +120,16 @@ const gone = (cmdline: string) =>
 
 describe("the startup sweep: what a dead host left is stopped when a supervisor decides its tier", () => {
   it.scopedLive.skipIf(cgroupParent() === undefined)(
-    "cgroup tier: a dead host's call cgroup is killed and removed",
+    "cgroup tier: a dead host's call cgroup is killed and removed, a cgroup made inside it too",
     () =>
       Effect.gen(function* () {
         const parent = cgroupParent()!
         const dir = path.join(parent, deadHostRunId("sweep"))
         const tag = "sleep 1000.91"
         yield* Effect.addFinalizer(() => killNamed(tag))
-        fs.mkdirSync(dir, { recursive: true })
-        spawn("/bin/sh", ["-c", `echo $$ > ${dir}/cgroup.procs; exec ${tag}`], {
+        // in a cgroup below the call's, as a command that made one and moved there leaves it
+        fs.mkdirSync(path.join(dir, "inner"), { recursive: true })
+        spawn("/bin/sh", ["-c", `echo $$ > ${dir}/inner/cgroup.procs; exec ${tag}`], {
           detached: true,
           stdio: "ignore"
         }).unref()

@@ -122,6 +122,13 @@ describe("viewer in Chromium", () => {
       `stopped pids: ${pids.join(", ")}`
     )
     assert.include(await callView.locator(".exit").textContent(), "timed out")
+    // the guards the call ran under, as its result reports them
+    const termination = (
+      outcome.error["partial"] as { termination: { containment: string; landlockScopes: boolean } }
+    ).termination
+    const guards = (await callView.locator(".guards").textContent()) ?? ""
+    assert.include(guards, `guards: ${termination.containment} tier`)
+    assert.include(guards, termination.landlockScopes ? "· Landlock scopes" : "· no Landlock scopes")
     assert.strictEqual(await paneText(page, "stdout"), "started\n")
   })
 

@@ -101,6 +101,40 @@ const excerpt = (
   return pre
 }
 
+/** One guard; a weaker one carries its reason as a tooltip. */
+const guard = (text: string, reason: string | undefined) =>
+  h("span", reason === undefined ? { class: "guard" } : { class: "guard weaker", title: reason }, text)
+
+/** Which guards the call ran under. */
+const guards = (termination: BashResult["termination"]) => {
+  const ceiling = termination.memoryCeiling
+  return h(
+    "p",
+    { class: "guards" },
+    "guards: ",
+    guard(
+      `${termination.containment} tier${termination.cgroupEntry === undefined ? "" : ` (${termination.cgroupEntry} entry)`}`,
+      termination.fallbackReason
+    ),
+    " · ",
+    guard(termination.launcher === true ? "launcher" : "no launcher", undefined),
+    " · ",
+    guard(
+      termination.landlockScopes === true ? "Landlock scopes" : "no Landlock scopes",
+      termination.landlockScopes === true ? undefined : (termination.landlockScopesReason ?? "not reported")
+    ),
+    ceiling === undefined
+      ? null
+      : [
+          " · ",
+          guard(
+            `memory ≤ ${ceiling.maxBytes} bytes ${ceiling.enforcedBy === "cgroup" ? "per call" : "per process"}${ceiling.reached === true ? " (reached)" : ""}`,
+            ceiling.reason
+          )
+        ]
+  )
+}
+
 const bashSummary = (result: BashResult, code: string | undefined, openFile: LiveOptions["openFile"]) => {
   const status =
     code === "TOOL_TIMEOUT"
@@ -114,6 +148,7 @@ const bashSummary = (result: BashResult, code: string | undefined, openFile: Liv
     "div",
     { class: "bash-result" },
     h("p", { class: "exit" }, `${status} · ${(result.durationMs / 1000).toFixed(2)} s`),
+    guards(result.termination),
     result.killedPids.length > 0
       ? h("p", { class: "stopped-pids" }, `stopped pids: ${result.killedPids.join(", ")}`)
       : null,

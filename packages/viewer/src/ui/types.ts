@@ -21,6 +21,17 @@ export interface BashResult {
   readonly killedPids: ReadonlyArray<number>
   readonly termination: {
     readonly containment: string
+    readonly cgroupEntry?: string
+    readonly fallbackReason?: string
+    readonly launcher?: boolean
+    readonly landlockScopes?: boolean
+    readonly landlockScopesReason?: string
+    readonly memoryCeiling?: {
+      readonly maxBytes: number
+      readonly enforcedBy: string
+      readonly reason?: string
+      readonly reached?: boolean
+    }
     readonly survivors: ReadonlyArray<number>
     readonly pipesHeld: boolean
   }

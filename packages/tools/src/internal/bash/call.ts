@@ -160,7 +160,8 @@ export const call = (
                   // the drain grace bounds both the wait for SIGKILLed members and the pipes after it:
                   // the end of a call takes at most kill grace + drain grace (plus one short read)
                   killWaitMs: budgets.bashDrainGraceMs,
-                  drainMs: budgets.bashDrainGraceMs
+                  drainMs: budgets.bashDrainGraceMs,
+                  memoryMaxBytes: budgets.bashMemoryMaxBytes
                 }
               })
               .pipe(

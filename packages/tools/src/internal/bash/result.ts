@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Budgets, type Marker, Truncate, Truncation } from "@toolcap/limits"
+import { Budgets, Marker, Truncate, Truncation } from "@toolcap/limits"
 import type { BashResult } from "../../Bash.js"
 import type * as Supervisor from "../../Supervisor.js"
 import type * as Output from "./output.js"
@@ -120,12 +120,46 @@ const headline = (
       `could not stop ${termination.survivors.length} process(es) still alive after SIGKILL: ${listPids(termination.survivors)}`
     )
   }
+  const ceiling = termination.memoryCeiling
+  if (ceiling !== undefined && termination.memory?.reached === true) {
+    const kills = termination.memory.oomKills
+    lines.push(
+      `the call reached its memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)}` +
+        (kills > 0 ? `: the kernel ended ${kills} of its process(es) to keep it` : "")
+    )
+  } else if (ceiling?.enforcedBy === "rlimit" && !(ending.kind === "Exited" && status?.code === 0)) {
+    lines.push(
+      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process applied: an allocation past it fails inside the program`
+    )
+  }
   if (termination.pipesHeld) {
     lines.push(
       "the output pipes were still held open by a process outside the tree; they were closed on this side and later output is lost"
     )
   }
   return lines.join("\n")
+}
+
+/** The result's `termination`: the containment as the call got it, and what stopping it found. */
+const terminationOf = (termination: Termination): BashResult["termination"] => {
+  const {
+    killed: _killed,
+    memory,
+    memoryCeiling,
+    pipesHeld,
+    signalled: _signalled,
+    survivors,
+    unstoppable,
+    ...containment
+  } = termination
+  return {
+    ...containment,
+    ...(memoryCeiling === undefined
+      ? {}
+      : { memoryCeiling: memory === undefined ? memoryCeiling : { ...memoryCeiling, ...memory } }),
+    survivors: [...unstoppable, ...survivors],
+    pipesHeld
+  }
 }
 
 const section = (name: string, text: string): string =>
@@ -174,17 +208,7 @@ export const buildResult = (input: {
       },
       lastSeq: { stdout: input.stdout.lastSeq(), stderr: input.stderr.lastSeq() },
       killedPids: [...input.termination.signalled],
-      termination: {
-        containment: input.termination.containment,
-        ...(input.termination.cgroupEntry === undefined
-          ? {}
-          : { cgroupEntry: input.termination.cgroupEntry }),
-        ...(input.termination.fallbackReason === undefined
-          ? {}
-          : { fallbackReason: input.termination.fallbackReason }),
-        survivors: [...input.termination.unstoppable, ...input.termination.survivors],
-        pipesHeld: input.termination.pipesHeld
-      },
+      termination: terminationOf(input.termination),
       output
     }
   })

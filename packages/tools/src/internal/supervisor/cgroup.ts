@@ -7,6 +7,10 @@
  * The shell enters its cgroup in one of two ways, chosen once per supervisor layer: created inside it by the
  * native launcher (`clone3` with `CLONE_INTO_CGROUP`), or, where the launcher is not built or the
  * kernel refuses that, by a `/bin/sh` prologue that writes its own pid into `cgroup.procs`.
+ *
+ * The call's cgroup owns its whole subtree: a command may make cgroups inside its own and move
+ * into them, so members are read from every cgroup below it, `cgroup.kill` (recursive) ends them
+ * all, `cgroup.events` says when none is left, and the subtree is removed depth first.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -14,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
-import { launcher, launcherPath } from "./launcherPath.js"
+import * as Confine from "./confine.js"
 import * as Proc from "./process.js"
 import { MAX_POLL_MS, type Member, type TreeOps } from "./terminate.js"
 
@@ -22,32 +26,11 @@ import { MAX_POLL_MS, type Member, type TreeOps } from "./terminate.js"
 const PARENT = "toolcap"
 
 /**
- * A prologue run by /bin/sh: it writes its own pid into the call's cgroup, then execs the real
- * command with the same pid. The command runs only once the move succeeded (exit 125 otherwise,
- * the code `env` and `timeout` use for "could not run").
- */
-export const PROLOGUE = 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"'
-
-/**
  * How a call's shell enters its cgroup: `launcher` (created inside it by the native launcher, which
  * stays as its parent outside the cgroup and relays its exit) or `prologue` (the shell moves
  * itself in with `PROLOGUE`).
  */
 export type Entry = "launcher" | "prologue"
-
-/**
- * The command that runs `file` with `args` inside the cgroup `dir`. Either way the command runs
- * only once inside, and exit status 125 means it could not get there (nothing ran).
- */
-export const command = (
-  entry: Entry,
-  dir: string,
-  file: string,
-  args: ReadonlyArray<string>
-): { readonly file: string; readonly args: ReadonlyArray<string> } =>
-  entry === "launcher"
-    ? { file: launcherPath, args: ["--cgroup", dir, "--", file, ...args] }
-    : { file: "/bin/sh", args: ["-c", PROLOGUE, dir, file, ...args] }
 
 /** Run by a probe inside the cgroup `$0`: succeeds when its shell is the cgroup's only member. */
 const INSIDE = 'read first < "$0/cgroup.procs" && [ "$first" = $$ ]'
@@ -69,7 +52,13 @@ export type RunProbe = (file: string, args: ReadonlyArray<string>) => Effect.Eff
  * `cgroup.kill` exists) here. The name has dots, not dashes: a probe's name must never read as a
  * run id, or another host's startup sweep would take it for a dead host's cgroup mid-probe.
  */
-const probe = (run: RunProbe, parent: string, name: string, entry: Entry): Effect.Effect<boolean> =>
+const probe = (
+  run: RunProbe,
+  parent: string,
+  name: string,
+  entry: Entry,
+  guards: Confine.Guards
+): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const dir = path.join(parent, name)
     try {
@@ -78,7 +67,7 @@ const probe = (run: RunProbe, parent: string, name: string, entry: Entry): Effec
     } catch {
       return false
     }
-    const launch = command(entry, dir, "/bin/sh", ["-c", INSIDE, dir])
+    const launch = Confine.intoCgroup(entry, dir, guards, "/bin/sh", ["-c", INSIDE, dir])
     const moved = yield* run(launch.file, launch.args)
     const killable = exists(path.join(dir, "cgroup.kill"))
     const removed = yield* removeDir(dir, 200)
@@ -90,35 +79,36 @@ export type Detected =
   | { readonly parent: string; readonly entry: Entry; readonly fallbackReason: string | undefined }
   | { readonly parent: undefined; readonly fallbackReason: string }
 
-const launcherBuilt = (): boolean => launcher.kind === "found"
-
 /**
  * The parent cgroup to create call cgroups in and the entry into them, or why this host cannot
  * contain a call in a cgroup (no cgroup v2, not writable, no `cgroup.kill`). Decided by actually
- * creating a child and moving a process into it: under the host's own cgroup first (a delegated
- * subtree, e.g. a systemd user service), else under the hierarchy's root. The launcher is tried
- * first where it is built (its probe also answers the entry); `prologue` forces the prologue.
+ * creating a child and moving a process into it, through `guards` (the launcher and what it
+ * applies, so the probe proves what calls will run): under the host's own cgroup first (a
+ * delegated subtree, e.g. a systemd user service), else under the hierarchy's root. The launcher
+ * entry is tried first where the layer runs the launcher; `prologue` forces the prologue.
  */
 export const detect = (
   run: RunProbe,
   probeName: Effect.Effect<string>,
-  forced: Entry | undefined
+  forced: Entry | undefined,
+  launcher: Confine.LauncherChoice,
+  guards: Confine.Guards
 ): Effect.Effect<Detected> =>
   Effect.gen(function* () {
     const cg = Procfs.cgroup2()
     if (cg === undefined)
       return { parent: undefined, fallbackReason: "no cgroup v2 hierarchy is mounted here" }
     const candidates = [...new Set([path.join(cg.mount, cg.own, PARENT), path.join(cg.mount, PARENT)])]
-    const tryLauncher = forced !== "prologue" && launcherBuilt()
+    const tryLauncher = forced !== "prologue" && launcher.path !== undefined
     for (const parent of candidates) {
-      if (tryLauncher && (yield* probe(run, parent, yield* probeName, "launcher"))) {
+      if (tryLauncher && (yield* probe(run, parent, yield* probeName, "launcher", guards))) {
         return { parent, entry: "launcher" as const, fallbackReason: undefined }
       }
-      if (yield* probe(run, parent, yield* probeName, "prologue")) {
+      if (yield* probe(run, parent, yield* probeName, "prologue", guards)) {
         const fallbackReason =
           forced === "prologue"
             ? "the prologue entry was asked for"
-            : launcher.kind !== "found"
+            : launcher.path === undefined
               ? launcher.reason
               : "the launcher could not start a shell inside a cgroup here (clone3 into a cgroup refused)"
         return { parent, entry: "prologue" as const, fallbackReason }
@@ -164,31 +154,77 @@ export const releaseParent = (parent: string): void => {
   }
 }
 
-/** The pids in the cgroup now (exited processes are not listed). */
-export const members = (dir: string): Array<number> => {
-  let text: string
-  try {
-    text = fs.readFileSync(path.join(dir, "cgroup.procs"), "latin1")
-  } catch {
-    return []
+/**
+ * The cgroup `dir` and every cgroup below it, parents before children (the command may make
+ * cgroups inside its own and move into them); only `dir` when it has none.
+ */
+const subtree = (dir: string): Array<string> => {
+  const dirs = [dir]
+  for (let at = 0; at < dirs.length; at++) {
+    let entries: Array<fs.Dirent>
+    try {
+      entries = fs.readdirSync(dirs[at]!, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const entry of entries) if (entry.isDirectory()) dirs.push(path.join(dirs[at]!, entry.name))
   }
-  const out: Array<number> = []
-  for (const line of text.split("\n")) if (line.length > 0) out.push(Number(line))
-  return out
+  return dirs
 }
 
-/** SIGKILL to every process in the cgroup at once (nothing when it is gone already). */
-export const kill = (dir: string): void => {
+const numbersIn = (text: string, into: Set<number>): void => {
+  for (const line of text.split("\n")) if (line.length > 0) into.add(Number(line))
+}
+
+/**
+ * The pids in the cgroup `dir` and every cgroup below it now (exited processes are not listed).
+ * A threaded cgroup refuses to list processes: its threads are listed instead (a signal to any
+ * thread reaches its process).
+ */
+export const members = (dir: string): Array<number> => {
+  const found = new Set<number>()
+  for (const cgroup of subtree(dir)) {
+    try {
+      numbersIn(fs.readFileSync(path.join(cgroup, "cgroup.procs"), "latin1"), found)
+    } catch {
+      try {
+        numbersIn(fs.readFileSync(path.join(cgroup, "cgroup.threads"), "latin1"), found)
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return [...found]
+}
+
+/**
+ * Whether a process is left in the cgroup or any cgroup below it (`cgroup.events` counts the whole
+ * subtree in one read); false when the cgroup is gone.
+ */
+export const populated = (dir: string): boolean => {
   try {
-    fs.writeFileSync(path.join(dir, "cgroup.kill"), "1")
+    return fs.readFileSync(path.join(dir, "cgroup.events"), "latin1").includes("populated 1")
   } catch {
-    // gone already
+    return false
   }
 }
 
 /**
- * Removes the cgroup if it is empty (or gone already); false when a member is still inside. The
- * parent is left for the tier to release (`releaseParent`).
+ * SIGKILL to every process in the cgroup and below it at once (`cgroup.kill` is recursive); false
+ * when the kernel refused (a cgroup the command made threaded refuses it), true when it is gone.
+ */
+export const kill = (dir: string): boolean => {
+  try {
+    fs.writeFileSync(path.join(dir, "cgroup.kill"), "1")
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT"
+  }
+  return true
+}
+
+/**
+ * Removes the cgroup if it is empty (or gone already); false when a member or a cgroup is still
+ * inside. The parent is left for the tier to release (`releaseParent`).
  */
 export const removeIfEmpty = (dir: string): boolean => {
   try {
@@ -199,16 +235,24 @@ export const removeIfEmpty = (dir: string): boolean => {
   return true
 }
 
+/** Removes the cgroup and every cgroup below it, children first; false when any is still there. */
+const removeSubtree = (dir: string): boolean => {
+  const dirs = subtree(dir)
+  for (let at = dirs.length - 1; at > 0; at--) removeIfEmpty(dirs[at]!)
+  return removeIfEmpty(dir)
+}
+
 /**
- * Removes the cgroup once empty, trying for up to `waitMs`, and then its parent if nothing else is
- * in it (so no toolcap cgroup outlives the calls); false when the cgroup is still there.
+ * Removes the cgroup and the cgroups the command made below it once empty, trying for up to
+ * `waitMs`, and then its parent if nothing else is in it (so no toolcap cgroup outlives the
+ * calls); false when the cgroup is still there.
  */
 export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const deadline = (yield* Clock.currentTimeMillis) + waitMs
     let delay = 1
     for (;;) {
-      if (removeIfEmpty(dir)) {
+      if (removeSubtree(dir)) {
         releaseParent(path.dirname(dir))
         return true
       }
@@ -219,28 +263,82 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
   })
 
 /**
- * The members of the call cgroup `dir`, for the shared stop: `cgroup.procs` lists them (no scan of
- * /proc), `cgroup.kill` ends them all at once whoever owns them, and those forked meanwhile. A
- * member already on its way out (its pipes closed, say, a moment before it leaves the cgroup) is
- * neither signalled nor reported: removing the cgroup waits for it to go.
+ * The members of the call cgroup `dir` and of every cgroup below it, for the shared stop: read
+ * from the cgroups (no scan of /proc) once `cgroup.events` says one is left, and ended all at once
+ * by `cgroup.kill` whoever owns them, those forked meanwhile too (one by one where the kernel
+ * refuses it). A member already on its way out (its pipes closed, say, a moment before it leaves
+ * the cgroup) is neither signalled nor reported: removing the cgroup waits for it to go.
  */
 export const treeOps = (dir: string): TreeOps<Member> => {
   const live = Effect.sync(() =>
-    members(dir)
-      .filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
-      .map((pid) => ({ pid, key: String(pid) }))
+    populated(dir)
+      ? members(dir)
+          .filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
+          .map((pid) => ({ pid, key: String(pid) }))
+      : []
   )
   return {
     scan: live,
     poll: () => Effect.map(live, (alive) => ({ live: alive, full: true })),
     term: (alive) => alive.map((member) => Proc.sendSignal(member.pid, "SIGTERM")),
-    kill: (alive) => {
+    kill: (alive) =>
       kill(dir)
-      return alive.map(() => "sent" as const)
-    },
+        ? alive.map(() => "sent" as const)
+        : alive.map((member) => Proc.sendSignal(member.pid, "SIGKILL")),
     killReachesAll: true,
     wait: (stepMs) => Effect.sleep(Duration.millis(stepMs))
   }
+}
+
+const hasMemory = (file: string): boolean => {
+  try {
+    return /(^|\s)memory(\s|$)/.test(fs.readFileSync(file, "latin1"))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Why call cgroups under `parent` cannot get `memory.max`, or undefined when they can: the memory
+ * controller must be enabled for `parent` by the cgroup above it (toolcap enables it below
+ * `parent` itself, never above: that is the host's own cgroup or the system's).
+ */
+export const memoryUnavailable = (parent: string): string | undefined =>
+  hasMemory(path.join(path.dirname(parent), "cgroup.subtree_control"))
+    ? undefined
+    : `the cgroup v2 memory controller is not enabled for ${parent}`
+
+/**
+ * Sets the call cgroup's memory ceiling, swap included (so the ceiling is the call's whole memory
+ * on this machine), enabling the controller below the parent first; why not, when it cannot.
+ */
+export const limitMemory = (parent: string, dir: string, bytes: number): string | undefined => {
+  try {
+    const control = path.join(parent, "cgroup.subtree_control")
+    if (!hasMemory(control)) fs.writeFileSync(control, "+memory")
+    fs.writeFileSync(path.join(dir, "memory.max"), String(bytes))
+  } catch (error) {
+    return `memory.max could not be set on the call's cgroup (${(error as Error).message})`
+  }
+  try {
+    fs.writeFileSync(path.join(dir, "memory.swap.max"), "0")
+  } catch {
+    // no swap accounting here: the ceiling already bounds what the call holds in memory
+  }
+  return undefined
+}
+
+/** What the kernel counted against the call cgroup's memory ceiling (its whole subtree). */
+export const memoryEvents = (dir: string): { readonly reached: boolean; readonly oomKills: number } => {
+  let text = ""
+  try {
+    text = fs.readFileSync(path.join(dir, "memory.events"), "latin1")
+  } catch {
+    // gone, or no memory controller: nothing counted
+  }
+  const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1] ?? 0)
+  const oomKills = count("oom_kill")
+  return { reached: count("max") > 0 || count("oom") > 0 || oomKills > 0, oomKills }
 }
 
 /**

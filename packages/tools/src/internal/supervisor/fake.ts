@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import * as Random from "effect/Random"
 import type * as Scope from "effect/Scope"
-import type { Command, FakeEvent, ScriptedProcess, SupervisorService } from "../../Supervisor.js"
+import type { Command, Containment, FakeEvent, ScriptedProcess, SupervisorService } from "../../Supervisor.js"
 import * as Launch from "./launch.js"
 import type { Source } from "./pipe.js"
 import { scoped, type Handle } from "./scoped.js"
@@ -94,9 +94,12 @@ export const make = (options: {
     const layerScope = yield* Effect.scope
     const emit = options.onEvent ?? (() => {})
     let nextPid = 1000
-    const containment = {
-      containment: "group" as const,
-      fallbackReason: "scripted processes (Supervisor.layerTest)"
+    const containment: Containment = {
+      containment: "group",
+      fallbackReason: "scripted processes (Supervisor.layerTest)",
+      launcher: false,
+      landlockScopes: false,
+      landlockScopesReason: "scripted processes (Supervisor.layerTest)"
     }
 
     /** Starts the script of `command`: its members, pipes and timeline. */
@@ -228,6 +231,7 @@ export const make = (options: {
         }
         const handle: Handle = {
           pid: main.pid,
+          containment: command.tree === undefined ? undefined : containment,
           stdout,
           stderr,
           exit,
@@ -248,11 +252,6 @@ export const make = (options: {
       landlock: Effect.succeed({ kind: "none", reason: "the fake supervisor confines nothing" }),
       shell: Effect.succeed({ file: "/bin/sh", name: "sh" }),
       runId: Effect.map(Random.nextIntBetween(0, 0x7fffffff), (random) => `1-0-fake${random.toString(36)}`),
-      start: (command) =>
-        scoped(
-          launch(command),
-          command.tree ?? { killGraceMs: 0, drainMs: 1000 },
-          command.tree === undefined ? undefined : containment
-        )
+      start: (command) => scoped(launch(command), command.tree ?? { killGraceMs: 0, drainMs: 1000 })
     } satisfies SupervisorService
   })

@@ -21,7 +21,6 @@ import { Procfs } from "@toolcap/spill"
 import * as net from "node:net"
 import * as os from "node:os"
 import type { Readable } from "node:stream"
-import { launcherPath } from "./launcherPath.js"
 import * as Proc from "./process.js"
 
 /** A call's launcher started by the server: what the supervisor reads of a spawned child. */
@@ -143,9 +142,9 @@ const answerLine = (server: Server, line: string): void => {
   }
 }
 
-/** Starts a server; it waits for calls without keeping the host alive. */
-export const start = (): Server => {
-  const child = Proc.spawnChild(launcherPath, ["--server"], {
+/** Starts a server of the launcher at `launcher`; it waits for calls without keeping the host alive. */
+export const start = (launcher: string): Server => {
+  const child = Proc.spawnChild(launcher, ["--server"], {
     cwd: "/",
     env: {},
     stdio: ["pipe", "pipe", "ignore"]
@@ -193,18 +192,27 @@ const send = (server: Server, fields: ReadonlyArray<string>): void => {
 }
 
 /**
- * The fields of the call `file args` in the cgroup `dir`, or undefined when a field cannot be sent
- * (a NUL byte, which the spawn call refuses too) or the working directory is not one (the spawn
- * call reports that as a spawn failure, which the caller then gets from it).
+ * The fields of the call `file args` in the cgroup `dir` (a `run-with` request when the launcher
+ * applies `options` to it, e.g. `scope,memory=N`), or undefined when a field cannot be sent (a NUL
+ * byte, which the spawn call refuses too) or the working directory is not one (the spawn call
+ * reports that as a spawn failure, which the caller then gets from it).
  */
 export const request = (
   dir: string,
   cwd: string,
   file: string,
   args: ReadonlyArray<string>,
-  env: Readonly<Record<string, string | undefined>>
+  env: Readonly<Record<string, string | undefined>>,
+  options: string | undefined
 ): Array<string> | undefined => {
-  const fields = ["run", dir, cwd, String(args.length + 1), file, ...args]
+  const fields = [
+    ...(options === undefined ? ["run"] : ["run-with", options]),
+    dir,
+    cwd,
+    String(args.length + 1),
+    file,
+    ...args
+  ]
   for (const name in env) {
     const value = env[name]
     if (value !== undefined) fields.push(`${name}=${value}`)

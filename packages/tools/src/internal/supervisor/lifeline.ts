@@ -7,7 +7,9 @@
  * in the dying host.
  *
  * The watchdog is `/bin/sh` running the script below (no Node start-up, ~1 MB of memory), in a
- * session of its own so signals to the host's terminal group do not reach it. It exits after the
+ * session of its own so signals to the host's terminal group do not reach it, and outside every
+ * call's cgroup; where calls run under Landlock scopes none can signal it. Where they do not, a
+ * watchdog that is killed is started again at once with everything registered. It exits after the
  * sweep, so a host that ended normally (nothing registered) leaves nothing behind. Each supervisor
  * layer has its own, started on its first registration; closing the layer closes its stdin.
  */
@@ -56,8 +58,11 @@ done <<RULES
 $rules
 RULES
 [ -n "$live" ] || exit 0
+# the cgroups below a call's too (the command may have made them and moved there), hidden ones included
+below() { for c in "$1"/*/ "$1"/.[!.]*/ "$1"/..?*/; do [ -d "$c" ] && echo "\${c%/}" && below "\${c%/}"; done; }
 cgstop() {
-  if [ "$1" = TERM ]; then for p in $(cat "$2/cgroup.procs" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+  if [ "$1" = TERM ]; then
+    for p in $(cat "$2/cgroup.procs" $(below "$2" | sed 's|$|/cgroup.procs|') 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
   else echo 1 > "$2/cgroup.kill" 2>/dev/null; fi
 }
 stop() {
@@ -83,7 +88,10 @@ printf '%s' "$live" | while read -r id kind a b; do
     *) continue ;;
   esac
   for d in $dirs; do
-    for round in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+    for round in 1 2 3 4 5 6 7 8 9 10; do
+      below "$d" | sort -r | while IFS= read -r c; do rmdir "$c" 2>/dev/null; done
+      rmdir "$d" 2>/dev/null && break; sleep 0.1
+    done
     rmdir "\${d%/*}" 2>/dev/null
   done
 done
@@ -152,6 +160,10 @@ export const makeUnsafe = (): Watchdog => {
     stdin?.unref?.()
     stdin?.on("error", () => {})
     child.on("error", () => {})
+    // killed (a call without Landlock scopes can reach it): a new one takes over what is registered
+    child.once("exit", (_code, signal) => {
+      if (!dismissed && signal !== null && watchdog === child && registered.size > 0) start()
+    })
     watchdog = child
     for (const [id, what] of registered) stdin?.write(`+${id} ${what}\n`)
   }

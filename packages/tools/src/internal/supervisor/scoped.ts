@@ -18,6 +18,8 @@ import type { TreeStop } from "./terminate.js"
 
 /** A launched process and how its tier stops it. @internal */
 export interface Handle extends Launch.Launched {
+  /** A tree's containment, as this call got it (undefined for a plain process). */
+  readonly containment?: Containment | undefined
   /**
    * Stops the whole tree (the plain kind: the process): uninterruptible and bounded. `exited` and
    * `drained` say whether the main process exited and both pipes ended before the stop began.
@@ -105,8 +107,7 @@ const release = (wired: Wired, bounds: Bounds, stopped: Deferred.Deferred<Stoppe
  */
 export const scoped = (
   launch: Effect.Effect<Handle, ToolError.ToolSpawnFailed>,
-  bounds: Bounds,
-  containment: Containment | undefined
+  bounds: Bounds
 ): Effect.Effect<Process, ToolError.ToolSpawnFailed, Scope.Scope> =>
   Effect.flatMap(Effect.scope, (scope) => {
     const stopped = Deferred.unsafeMake<Stopped>(FiberId.none)
@@ -120,7 +121,7 @@ export const scoped = (
     )
     return Effect.map(acquire, ({ drained, handle, stderr, stdout }): Process => ({
       pid: handle.pid,
-      containment,
+      containment: handle.containment,
       get stdout() {
         return stdout.stream
       },

@@ -8,11 +8,21 @@ import * as Random from "effect/Random"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolError } from "@toolcap/limits"
-import type { Command, Options, Process, Shell, SupervisorService } from "../../Supervisor.js"
+import type {
+  Command,
+  Containment,
+  Landlock as LandlockSupport,
+  Options,
+  Process,
+  Shell,
+  SupervisorService
+} from "../../Supervisor.js"
 import * as Cgroup from "./cgroup.js"
+import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
 import * as Launch from "./launch.js"
+import { launcher } from "./launcherPath.js"
 import * as Lifeline from "./lifeline.js"
 import * as Proc from "./process.js"
 import { scoped, type Bounds } from "./scoped.js"
@@ -21,9 +31,15 @@ import * as TierCgroup from "./tierCgroup.js"
 import * as TierGroup from "./tierGroup.js"
 import type { Tier } from "./tier.js"
 
-/** The environment variables that force a tier or an entry (see `Supervisor`). */
+/** The environment variables that force a tier or an entry, or turn scopes off (see `Supervisor`). */
 const CONTAINMENT_VARIABLE = "TOOLCAP_CONTAINMENT"
 const CGROUP_ENTRY_VARIABLE = "TOOLCAP_CGROUP_ENTRY"
+const SCOPES_VARIABLE = "TOOLCAP_SCOPES"
+
+/** The first Landlock ABI with scopes (Linux 6.12). */
+const ABI_SCOPES = 6
+
+const LAUNCHER_OFF = "the launcher was turned off (Supervisor option launcher: false)"
 
 /**
  * A plain process is killed at once (no grace) and its pipes read for up to this long after:
@@ -38,6 +54,9 @@ const PLAIN_BOUNDS: Bounds = { killGraceMs: 0, drainMs: 1000 }
 const LAYER_TAG_CHARS = 6
 
 const noop = () => {}
+
+/** Whether Landlock scopes apply to calls, or why not. */
+type Scopes = { readonly apply: true } | { readonly apply: false; readonly reason: string }
 
 const envWithCookie = (command: Command, runId: string): Readonly<Record<string, string | undefined>> =>
   command.env === undefined
@@ -98,8 +117,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
             }
           }
         ),
-        PLAIN_BOUNDS,
-        undefined
+        PLAIN_BOUNDS
       )
 
     /** Runs a command to its end: its stdout and exit code (the probes). */
@@ -126,26 +144,86 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       (random) => `probe.${process.pid}.${random.toString(36)}`
     )
 
+    const landlock = yield* Effect.cached(
+      options.launcher === false
+        ? Effect.succeed<LandlockSupport>({ kind: "none", reason: LAUNCHER_OFF })
+        : Landlock.detect((file, args) =>
+            runToEnd(file, args).pipe(Effect.mapError((error) => new Error(error.reason)))
+          )
+    )
+
+    /** Whether calls get Landlock scopes: asked for, and offered by the launcher and the kernel. */
+    const scopesFor = (launcher: Confine.LauncherChoice): Effect.Effect<Scopes> =>
+      Effect.gen(function* () {
+        if (options.landlockScopes === false) {
+          return {
+            apply: false,
+            reason: "Landlock scopes were turned off (Supervisor option landlockScopes: false)"
+          }
+        }
+        if (options.landlockScopes === undefined && process.env[SCOPES_VARIABLE] === "off") {
+          return { apply: false, reason: `${SCOPES_VARIABLE}=off` }
+        }
+        if (launcher.path === undefined) return { apply: false, reason: launcher.reason }
+        const offered = yield* landlock
+        if (offered.kind === "none") return { apply: false, reason: `no Landlock here: ${offered.reason}` }
+        if (offered.abi < ABI_SCOPES) {
+          return {
+            apply: false,
+            reason: `the kernel's Landlock ABI ${offered.abi} has no scopes (ABI ${ABI_SCOPES}, Linux 6.12, needed)`
+          }
+        }
+        return { apply: true }
+      })
+
     const forkSweep = Effect.asVoid(Effect.forkIn(Effect.interruptible(TierGroup.sweepCookies), layerScope))
-    /** The tier, and the startup sweep of what dead hosts left behind (cookies: in the background). */
+    /**
+     * The tier, the launcher and the scopes calls run under, and the startup sweep of what dead
+     * hosts left behind (cookies: in the background).
+     */
     const decide: Effect.Effect<Tier> = Effect.gen(function* () {
+      const launcherChoice: Confine.LauncherChoice =
+        options.launcher === false
+          ? { path: undefined, reason: LAUNCHER_OFF }
+          : launcher.kind === "found"
+            ? { path: launcher.path }
+            : { path: undefined, reason: launcher.reason }
+      let scopes = yield* scopesFor(launcherChoice)
+      let guards: Confine.LayerGuards = { launcher: launcherChoice.path, scope: scopes.apply }
       const forcedGroup =
         options.containment === "group" ||
         (options.containment === undefined && process.env[CONTAINMENT_VARIABLE] === "group")
-      if (forcedGroup) {
-        yield* forkSweep
-        return TierGroup.make(watchdog, {
-          containment: "group",
-          fallbackReason:
-            options.containment === "group" ? "the group tier was asked for" : `${CONTAINMENT_VARIABLE}=group`
-        })
-      }
       const forcedEntry =
         options.cgroupEntry ?? (process.env[CGROUP_ENTRY_VARIABLE] === "prologue" ? "prologue" : undefined)
-      const detected = yield* Cgroup.detect(exitsZero, probeName, forcedEntry)
-      if (detected.parent === undefined) {
+      const detectCgroup = () =>
+        Cgroup.detect(exitsZero, probeName, forcedEntry, launcherChoice, {
+          ...guards,
+          memoryBytes: undefined
+        })
+      let detected = forcedGroup ? undefined : yield* detectCgroup()
+      if (scopes.apply && detected?.parent === undefined) {
+        // no cgroup entry proved the scoped launcher: prove the scopes on their own
+        const scopesRun = yield* exitsZero(launcherChoice.path!, ["--scope", "--", "/bin/sh", "-c", "exit 0"])
+        if (!scopesRun) {
+          scopes = { apply: false, reason: "the launcher could not apply Landlock scopes here" }
+          guards = { ...guards, scope: false }
+          if (detected !== undefined) detected = yield* detectCgroup()
+        }
+      }
+      const base = (
+        tier: Pick<Containment, "containment" | "cgroupEntry" | "fallbackReason">
+      ): Containment => ({
+        ...tier,
+        launcher: Confine.usesLauncher({ ...guards, memoryBytes: undefined }, tier.cgroupEntry),
+        landlockScopes: scopes.apply,
+        ...(scopes.apply ? {} : { landlockScopesReason: scopes.reason })
+      })
+      if (detected === undefined || detected.parent === undefined) {
         yield* forkSweep
-        return TierGroup.make(watchdog, { containment: "group", fallbackReason: detected.fallbackReason })
+        const fallbackReason =
+          detected?.fallbackReason ??
+          (options.containment === "group" ? "the group tier was asked for" : `${CONTAINMENT_VARIABLE}=group`)
+        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }), guards)
       }
       yield* Cgroup.sweep(detected.parent)
       return yield* TierCgroup.make({
@@ -154,11 +232,12 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         runIdPrefix: yield* runIdPrefix,
         launcherServer: options.launcherServer ?? true,
         watchdog,
-        containment: {
+        guards,
+        containment: base({
           containment: "cgroup",
           cgroupEntry: detected.entry,
           ...(detected.fallbackReason === undefined ? {} : { fallbackReason: detected.fallbackReason })
-        }
+        })
       }).pipe(Scope.extend(layerScope))
     })
     const decideOnce = yield* Effect.cached(decide)
@@ -167,11 +246,6 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       decided !== undefined ? Effect.succeed(decided) : Effect.tap(decideOnce, (chosen) => (decided = chosen))
     )
 
-    const landlock = yield* Effect.cached(
-      Landlock.detect((file, args) =>
-        runToEnd(file, args).pipe(Effect.mapError((error) => new Error(error.reason)))
-      )
-    )
     let found: Shell | undefined
     const shell = Effect.sync(() => (found ??= Proc.findShell()))
 
@@ -184,7 +258,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         const tree = command.tree
         if (tree === undefined) return startPlain(command, true)
         return Effect.flatMap(tier, (chosen) =>
-          scoped(chosen.launch(command, tree, envWithCookie(command, tree.runId)), tree, chosen.containment)
+          scoped(chosen.launch(command, tree, envWithCookie(command, tree.runId)), tree)
         )
       }
     } satisfies SupervisorService

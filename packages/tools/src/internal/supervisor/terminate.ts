@@ -47,6 +47,8 @@ export interface TreeStop {
   readonly unstoppable: ReadonlyArray<number>
   /** Members still alive when the wait after SIGKILL ran out (e.g. in uninterruptible sleep). */
   readonly survivors: ReadonlyArray<number>
+  /** What the kernel counted against a `cgroup` memory ceiling (none otherwise). */
+  readonly memory?: { readonly reached: boolean; readonly oomKills: number } | undefined
 }
 
 /** @internal */

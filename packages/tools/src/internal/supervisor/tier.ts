@@ -10,9 +10,9 @@ import type { Handle } from "./scoped.js"
 
 /** @internal */
 export interface Tier {
-  /** What every result of this tier reports. */
+  /** What this tier reports before any call (a call's own adds its memory ceiling). */
   readonly containment: Containment
-  /** Starts `command` as a tree with this environment (the cookie already in it). */
+  /** Starts `command` as a tree with this environment (the cookie already in it); its handle says how it is contained. */
   readonly launch: (
     command: Command,
     tree: TreeOptions,

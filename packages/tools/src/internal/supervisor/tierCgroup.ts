@@ -5,17 +5,23 @@
  * Stopping reads the members from the cgroup and ends with removing it. The parent outlives the
  * layer's last call by a short linger, so calls back to back do not make and remove it each time.
  */
+import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Order from "effect/Order"
 import type * as Scope from "effect/Scope"
 import type { ToolError } from "@toolcap/limits"
-import type { Command, Containment } from "../../Supervisor.js"
+import { Procfs } from "@toolcap/spill"
+import type { Command, Containment, TreeOptions } from "../../Supervisor.js"
 import * as Cgroup from "./cgroup.js"
+import * as Confine from "./confine.js"
+import * as Group from "./group.js"
 import * as Launch from "./launch.js"
 import * as Launcher from "./launcherServer.js"
 import type { Watchdog } from "./lifeline.js"
-import { nothingStopped, terminate } from "./terminate.js"
+import { nothingStopped, terminate, type TreeStop } from "./terminate.js"
 import type { Tier } from "./tier.js"
 
 /**
@@ -35,6 +41,8 @@ export interface Options {
   readonly runIdPrefix: string
   readonly launcherServer: boolean
   readonly watchdog: Watchdog
+  /** The launcher this layer runs and whether calls get Landlock scopes. */
+  readonly guards: Confine.LayerGuards
   readonly containment: Containment
 }
 
@@ -55,10 +63,13 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     let server: Launcher.Server | undefined
     let launches = 0
     let closed = false
+    const launcher = options.guards.launcher
+    // decided once: whether call cgroups here can get memory.max (read only when a call asks)
+    let memoryRefused: string | undefined | null = null
     const startServer = () => {
-      if (closed || (server !== undefined && Launcher.usable(server))) return
+      if (closed || launcher === undefined || (server !== undefined && Launcher.usable(server))) return
       try {
-        server = Launcher.start()
+        server = Launcher.start(launcher)
       } catch {
         server = undefined
       }
@@ -100,13 +111,25 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     })
 
     /** The server and the fields of this call when the server takes it, else undefined. */
-    const serve = (dir: string, command: Command, env: Readonly<Record<string, string | undefined>>) => {
+    const serve = (
+      dir: string,
+      command: Command,
+      env: Readonly<Record<string, string | undefined>>,
+      guards: Confine.Guards
+    ) => {
       if (!options.launcherServer) return undefined
       // after this launch is on its way
       if (++launches >= 2 && (server === undefined || !Launcher.usable(server))) setImmediate(startServer)
       const ready = server
       if (ready === undefined || !Launcher.usable(ready)) return undefined
-      const fields = Launcher.request(dir, command.cwd, command.file, command.args, env)
+      const fields = Launcher.request(
+        dir,
+        command.cwd,
+        command.file,
+        command.args,
+        env,
+        Confine.serverOptions(guards)
+      )
       return fields === undefined ? undefined : { server: ready, fields }
     }
 
@@ -118,6 +141,15 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           if (dir === undefined) {
             return yield* Launch.spawnFailed(command.file, command.cwd, "could not create the call's cgroup")
           }
+          // the memory ceiling on the cgroup where the kernel offers it, else per process
+          const maxBytes = tree.memoryMaxBytes ?? 0
+          let cgroupRefused: string | undefined
+          if (maxBytes > 0) {
+            if (memoryRefused === null) memoryRefused = Cgroup.memoryUnavailable(parent)
+            cgroupRefused = memoryRefused ?? Cgroup.limitMemory(parent, dir, maxBytes)
+          }
+          const call = Confine.forCall(options.guards, options.containment, maxBytes, cgroupRefused)
+          const memoryByCgroup = call.containment.memoryCeiling?.enforcedBy === "cgroup"
           // registered before the spawn: a host that dies right after it still has its lifeline. A run
           // id of this layer is covered by one standing registration of all its call cgroups (no
           // message to the watchdog per call); any other is registered for the call's life.
@@ -131,7 +163,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           // through the launcher, the pid Node sees is the launcher's (outside the cgroup, exiting with
           // the shell's status); the members, stopping and the report come from the cgroup either way
           const launched = entry === "launcher"
-          const run = Cgroup.command(entry, dir, command.file, command.args)
+          const run = Confine.intoCgroup(entry, dir, call.guards, command.file, command.args)
           const spawnHere = Launch.spawn({
             file: run.file,
             args: run.args,
@@ -143,14 +175,20 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             detached: !launched,
             name: command.file
           })
-          const served = launched && command.stdin === undefined ? serve(dir, command, env) : undefined
+          const served =
+            launched && command.stdin === undefined ? serve(dir, command, env, call.guards) : undefined
           const started = yield* (
             served === undefined ? spawnHere : callServer(served, spawnHere, command)
           ).pipe(Effect.tapError(() => removeCgroup(0)))
+          // to tell the process Node started from a later one with its pid (a server reaps its launcher)
+          const startedAt = Procfs.startTimeOf(started.pid)
           return {
             ...started,
+            containment: call.containment,
             stop: () =>
               Effect.gen(function* () {
+                // read before the cgroup goes: what the kernel counted against the call's ceiling
+                const memory = memoryByCgroup ? Cgroup.memoryEvents(dir) : undefined
                 // the common end, every member gone: the kernel removes only an empty cgroup, so one
                 // successful removal is the whole stop (no listing of members)
                 let stopped = nothingStopped
@@ -163,20 +201,71 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                   // for (the lifeline keeps it registered, the watchdog retries when the host ends)
                   yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
                 }
-                // the launcher (outside the cgroup) ends right after its child: waited for, so closing
-                // the scope leaves no process of the call behind
-                if (launched && started.exit.status() === undefined) {
-                  yield* Effect.interruptible(Launch.awaitExit(started.exit)).pipe(
+                // the launcher (outside the cgroup) ends right after its child, the prologue's shell is
+                // a member: waited for, so closing the scope leaves no process of the call behind
+                if (started.exit.status() === undefined) {
+                  const exit = Effect.interruptible(Launch.awaitExit(started.exit)).pipe(
                     Effect.timeoutOption(Duration.millis(tree.killWaitMs))
                   )
+                  if (Option.isNone(yield* exit)) {
+                    const running = () =>
+                      started.exit.status() === undefined &&
+                      startedAt !== undefined &&
+                      Procfs.startTimeOf(started.pid) === startedAt
+                    const escaped = yield* stopEscapedShell(started.pid, launched, running, tree)
+                    if (escaped !== undefined) {
+                      stopped = joinStops(stopped, escaped)
+                      yield* exit
+                    }
+                  }
                 }
-                return stopped
+                return memory === undefined ? stopped : { ...stopped, memory }
               })
           }
         })
     }
     return tier
   })
+
+/** The process when it runs (not a zombie). */
+const alive = (info: Procfs.ProcessInfo | undefined): Procfs.ProcessInfo | undefined =>
+  info !== undefined && info.state !== "Z" && info.state !== "X" ? info : undefined
+
+/** Pids of both lists, once each, ascending. */
+const joinPids = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): Array<number> =>
+  Arr.sort(Arr.dedupe([...a, ...b]), Order.number)
+
+/**
+ * A shell still alive after its cgroup was stopped (the prologue's `pid`, or the child its launcher
+ * `pid` still waits on) left the call's cgroup: a command that may write to a cgroup outside
+ * toolcap's (root) can move itself there. It, its group, its cookie carriers and their descendants
+ * are ended at once, as the group tier finds them; undefined when no such shell is alive.
+ */
+const stopEscapedShell = (
+  pid: number,
+  launched: boolean,
+  running: () => boolean,
+  tree: TreeOptions
+): Effect.Effect<TreeStop | undefined> =>
+  Effect.suspend(() => {
+    // still the process Node started (not reaped, not a reused pid)
+    if (!running()) return Effect.succeed(undefined)
+    const shell = launched
+      ? Procfs.listProcesses().find((info) => info.ppid === pid && alive(info) !== undefined)
+      : alive(Procfs.readProcess(pid))
+    if (shell === undefined) return Effect.succeed(undefined)
+    const ops = Group.treeOps({ rootPid: shell.pid, runId: tree.runId, rootStartTime: shell.startTime })
+    // past the deadline and its grace already: no second grace
+    return terminate(ops, { killGraceMs: 0, killWaitMs: tree.killWaitMs })
+  })
+
+/** Two stops' pids together, ascending. */
+const joinStops = (first: TreeStop, second: TreeStop): TreeStop => ({
+  signalled: joinPids(first.signalled, second.signalled),
+  killed: joinPids(first.killed, second.killed),
+  unstoppable: joinPids(first.unstoppable, second.unstoppable),
+  survivors: joinPids(first.survivors, second.survivors)
+})
 
 /**
  * Hands the call to the launcher server; `spawnHere` when the server started nothing. A server

@@ -1,11 +1,14 @@
 /**
  * The group tier: the tree runs in a session and process group of its own and carries the cookie;
  * stopping finds it by group, cookie and parent links (./group.ts). Where no cgroup can be made.
+ * The shell runs through the launcher (exec'd in place, same pid) when it applies Landlock scopes
+ * or a memory ceiling to it.
  */
 import * as Effect from "effect/Effect"
 import { Procfs } from "@toolcap/spill"
 import type { Containment } from "../../Supervisor.js"
 import { ownerOf } from "./cgroup.js"
+import * as Confine from "./confine.js"
 import * as Group from "./group.js"
 import * as Launch from "./launch.js"
 import type { Watchdog } from "./lifeline.js"
@@ -13,17 +16,22 @@ import * as Proc from "./process.js"
 import { nothingStopped, terminate } from "./terminate.js"
 import type { Tier } from "./tier.js"
 
+/** Why a call of this tier gets a per-process memory ceiling rather than a cgroup's. */
+const NO_CGROUP = "the group tier has no cgroup to set memory.max on"
+
 /** @internal */
-export const make = (watchdog: Watchdog, containment: Containment): Tier => ({
+export const make = (watchdog: Watchdog, containment: Containment, guards: Confine.LayerGuards): Tier => ({
   containment,
   launch: (command, tree, env) =>
     Effect.gen(function* () {
+      const call = Confine.forCall(guards, containment, tree.memoryMaxBytes ?? 0, NO_CGROUP)
+      const run = Confine.inPlace(call.guards, command.file, command.args)
       // the cookie is known before the spawn, the process group only after it: until then the
       // cookie alone names the tree (a host killed while the shell already runs)
       const unregisterCookie = watchdog.register({ kind: "pg", pgid: undefined, cookie: tree.runId })
       const launched = yield* Launch.spawn({
-        file: command.file,
-        args: command.args,
+        file: run.file,
+        args: run.args,
         cwd: command.cwd,
         env,
         stdin: command.stdin,
@@ -39,6 +47,7 @@ export const make = (watchdog: Watchdog, containment: Containment): Tier => ({
       }
       return {
         ...launched,
+        containment: call.containment,
         stop: (facts) =>
           Effect.suspend(() => {
             // the cheap path: the shell exited, both pipes are closed and its group is empty, so no

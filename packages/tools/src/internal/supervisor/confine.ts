@@ -1,0 +1,120 @@
+/**
+ * What runs around a call's shell, and the command lines that put it there: the native launcher
+ * (`native/confine.c`) when the layer uses it, the Landlock scopes it applies (so nothing the call
+ * runs can signal or inspect the host, its watchdog or another call) and a per-process memory
+ * ceiling. Every entry applies them before the shell's first instruction, keeping the shell's pid:
+ * the launcher entry in the child it creates inside the cgroup, the prologue and the group tier by
+ * exec'ing `toolcap-confine --scope … -- shell` in place. Without the launcher only a memory
+ * ceiling can still be applied, by `/bin/sh`'s `ulimit -d`.
+ */
+import type { Containment } from "../../Supervisor.js"
+
+/** The launcher this layer runs, or why it runs none. */
+export type LauncherChoice =
+  | { readonly path: string; readonly reason?: undefined }
+  | { readonly path: undefined; readonly reason: string }
+
+/** What a call's shell runs under. */
+export interface Guards {
+  /** The launcher's path, when this layer runs it. */
+  readonly launcher: string | undefined
+  /** Landlock scopes on the shell and all it starts (needs the launcher). */
+  readonly scope: boolean
+  /** `RLIMIT_DATA` of every process of the call, in bytes, when the ceiling is per process. */
+  readonly memoryBytes: number | undefined
+}
+
+/** A command line. */
+export interface Line {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+}
+
+/**
+ * A prologue run by /bin/sh: it writes its own pid into the call's cgroup, then execs the real
+ * command with the same pid. The command runs only once the move succeeded (exit 125 otherwise,
+ * the code `env` and `timeout` use for "could not run").
+ */
+export const PROLOGUE = 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"'
+
+/** The per-process memory ceiling without the launcher: `$0` KiB of data, then the command (same pid). */
+const ULIMIT = 'ulimit -d "$0" || exit 125; exec "$@"'
+
+/** The launcher's options for what it applies to the program itself. */
+const launcherOptions = (guards: Guards): Array<string> => [
+  ...(guards.scope ? ["--scope"] : []),
+  ...(guards.memoryBytes === undefined ? [] : ["--memory", String(guards.memoryBytes)])
+]
+
+/** Whether the launcher runs for a call with these guards entering by `entry` (undefined: the group tier). */
+export const usesLauncher = (guards: Guards, entry: "launcher" | "prologue" | undefined): boolean =>
+  guards.launcher !== undefined && (entry === "launcher" || launcherOptions(guards).length > 0)
+
+/** `file args` with the guards applied before it runs, as the same process (exec in place). */
+export const inPlace = (guards: Guards, file: string, args: ReadonlyArray<string>): Line => {
+  const options = launcherOptions(guards)
+  if (options.length === 0) return { file, args }
+  if (guards.launcher !== undefined) return { file: guards.launcher, args: [...options, "--", file, ...args] }
+  // no launcher, so no scope: only the ceiling is left, which the shell's ulimit takes in KiB
+  const kib = Math.max(1, Math.floor((guards.memoryBytes ?? 0) / 1024))
+  return { file: "/bin/sh", args: ["-c", ULIMIT, String(kib), file, ...args] }
+}
+
+/**
+ * The command that runs `file args` inside the cgroup `dir`, with the guards applied. Either way
+ * it runs only once inside, and exit status 125 means it could not get there (nothing ran).
+ */
+export const intoCgroup = (
+  entry: "launcher" | "prologue",
+  dir: string,
+  guards: Guards,
+  file: string,
+  args: ReadonlyArray<string>
+): Line => {
+  if (entry === "launcher" && guards.launcher !== undefined) {
+    return { file: guards.launcher, args: ["--cgroup", dir, ...launcherOptions(guards), "--", file, ...args] }
+  }
+  const inner = inPlace(guards, file, args)
+  return { file: "/bin/sh", args: ["-c", PROLOGUE, dir, inner.file, ...inner.args] }
+}
+
+/** The options field of a launcher server's `run-with` request; undefined when a plain `run` does. */
+export const serverOptions = (guards: Guards): string | undefined => {
+  const options = [
+    ...(guards.scope ? ["scope"] : []),
+    ...(guards.memoryBytes === undefined ? [] : [`memory=${guards.memoryBytes}`])
+  ]
+  return options.length === 0 ? undefined : options.join(",")
+}
+
+/** What a layer decided for every call: the launcher it runs and whether calls get Landlock scopes. */
+export interface LayerGuards {
+  readonly launcher: string | undefined
+  readonly scope: boolean
+}
+
+/**
+ * One call's guards and containment: the layer's, with the call's memory ceiling (`maxBytes` > 0)
+ * either on its cgroup (`cgroupRefused` undefined: `memory.max` was set) or per process, for the
+ * reason given.
+ */
+export const forCall = (
+  layer: LayerGuards,
+  base: Containment,
+  maxBytes: number,
+  cgroupRefused: string | undefined
+): { readonly guards: Guards; readonly containment: Containment } => {
+  const perProcess = maxBytes > 0 && cgroupRefused !== undefined
+  const guards: Guards = { ...layer, memoryBytes: perProcess ? maxBytes : undefined }
+  if (maxBytes <= 0) return { guards, containment: base }
+  return {
+    guards,
+    containment: {
+      ...base,
+      launcher: usesLauncher(guards, base.cgroupEntry),
+      memoryCeiling: perProcess
+        ? { maxBytes, enforcedBy: "rlimit", reason: cgroupRefused }
+        : { maxBytes, enforcedBy: "cgroup" }
+    }
+  }
+}
