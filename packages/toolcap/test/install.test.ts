@@ -511,15 +511,18 @@ console.log(JSON.stringify({ bash, grep }))
 
 const sha256 = (file: string) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")
 
+const tarball = () =>
+  path.join(
+    tarballs,
+    fs.readdirSync(tarballs).find((file) => file.startsWith("toolcap-"))!
+  )
+const parentOf = (bash: Outcome) =>
+  JSON.parse(String(bash.result["stdout"])) as { shell: number; parent: number; exe: string }
+
 describe("the native launcher inside the package", () => {
   const project = projectOf("bare")
   const nativeDir = () => path.join(installed("toolcap", project), "dist", "native")
   const launcher = () => path.join(nativeDir(), `linux-${process.arch}`, "toolcap-confine")
-  const tarball = () =>
-    path.join(
-      tarballs,
-      fs.readdirSync(tarballs).find((file) => file.startsWith("toolcap-"))!
-    )
 
   it("ships the launcher of each architecture built, within 5 MB, the bytes of a fresh build", async () => {
     assert.isAtMost(fs.statSync(tarball()).size, TARBALL_MAX_BYTES)
@@ -568,8 +571,6 @@ describe("the native launcher inside the package", () => {
     const doctor = (await run("npx", ["--no", "toolcap", "doctor"], project)).stdout
     return { bashes: [api.bash, call], grep: api.grep, doctor }
   }
-  const parentOf = (bash: Outcome) =>
-    JSON.parse(String(bash.result["stdout"])) as { shell: number; parent: number; exe: string }
 
   it("every entry finds it: the shell's parent is the installed launcher, Grep and the doctor report it", async () => {
     const { bashes, grep, doctor } = await calls()
@@ -577,6 +578,8 @@ describe("the native launcher inside the package", () => {
       assert.isTrue(bash.ok, JSON.stringify(bash))
       const termination = bash.result["termination"] as Record<string, unknown>
       assert.strictEqual(termination["cgroupEntry"], "launcher", JSON.stringify(termination))
+      assert.strictEqual(termination["launcher"], true, JSON.stringify(termination))
+      assert.strictEqual(termination["landlockScopes"], true, JSON.stringify(termination))
       const { shell, parent, exe } = parentOf(bash)
       assert.notStrictEqual(shell, parent)
       assert.strictEqual(exe, launcher())
@@ -596,6 +599,9 @@ describe("the native launcher inside the package", () => {
         const termination = bash.result["termination"] as Record<string, unknown>
         assert.strictEqual(termination["cgroupEntry"], "prologue", JSON.stringify(termination))
         assert.include(String(termination["fallbackReason"]), why)
+        assert.strictEqual(termination["launcher"], false, JSON.stringify(termination))
+        assert.strictEqual(termination["landlockScopes"], false, JSON.stringify(termination))
+        assert.include(String(termination["landlockScopesReason"]), why)
         assert.notStrictEqual(parentOf(bash).exe, file)
       }
       const guard = grep.result["guard"] as Record<string, unknown>

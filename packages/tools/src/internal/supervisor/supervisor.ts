@@ -22,7 +22,7 @@ import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
 import * as Launch from "./launch.js"
-import { launcher } from "./launcherPath.js"
+import { launcher as resolvedLauncher } from "./launcherPath.js"
 import * as Lifeline from "./lifeline.js"
 import * as Proc from "./process.js"
 import { scoped, type Bounds } from "./scoped.js"
@@ -185,9 +185,9 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       const launcherChoice: Confine.LauncherChoice =
         options.launcher === false
           ? { path: undefined, reason: LAUNCHER_OFF }
-          : launcher.kind === "found"
-            ? { path: launcher.path }
-            : { path: undefined, reason: launcher.reason }
+          : resolvedLauncher.kind === "found"
+            ? { path: resolvedLauncher.path }
+            : { path: undefined, reason: resolvedLauncher.reason }
       let scopes = yield* scopesFor(launcherChoice)
       let guards: Confine.LayerGuards = { launcher: launcherChoice.path, scope: scopes.apply }
       const forcedGroup =
