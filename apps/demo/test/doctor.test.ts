@@ -61,7 +61,10 @@ describe("toolcap doctor", () => {
     assert.strictEqual(lines.get("launcher")?.status, "fallback")
     assert.include(lines.get("launcher")!.detail, "without Landlock")
     assert.strictEqual(lines.get("landlock")?.status, "fallback")
-    assert.include(lines.get("cgroup")!.detail, "no native launcher, no Landlock scopes [the launcher")
+    assert.include(
+      lines.get("cgroup")!.detail,
+      "no native launcher, no Landlock scopes [TOOLCAP_LAUNCHER names"
+    )
   })
 
   it("a launcher that cannot be executed is broken: exit 1", async () => {
