@@ -136,6 +136,13 @@ describe("toolcap call --text and --profile", () => {
       grep.stderr,
       /toolcap: Grep: (ripgrep started by the launcher|no launcher); reads (confined to the roots by Landlock|not confined by the kernel \(.+\)); memory ceiling 512 MiB \(RLIMIT_DATA/
     )
+    // and the guards Bash's shell ran under: tier, launcher, Landlock scopes
+    const bash = await runCli(["call", "Bash", '{"command":"echo hi"}', ...base, "--text"])
+    assert.strictEqual(bash.code, 0)
+    assert.match(
+      bash.stderr,
+      /^toolcap: Bash: (cgroup|group) tier.*, (no )?native launcher, (Landlock scopes|no Landlock scopes \[.+\])/m
+    )
     const missing = await runCli(["call", "Read", '{"path":"missing.txt"}', ...base, "--text"])
     assert.strictEqual(missing.code, 2)
     assert.match(missing.stdout, /^TOOL_NOT_FOUND: /)

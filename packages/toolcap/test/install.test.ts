@@ -498,7 +498,9 @@ console.log(JSON.stringify({ ai, mcp, checkpoint }))
 const TARBALL_MAX_BYTES = 5 * 1024 * 1024
 
 /** A Bash command printing its shell's pid, the parent's pid, and the parent's executable, as JSON. */
-const PARENT_COMMAND = `ppid=$(cut -d' ' -f4 /proc/$$/stat); printf '{"shell":%s,"parent":%s,"exe":"%s"}' $$ "$ppid" "$(readlink /proc/$ppid/exe)"`
+// the parent's program by its argv[0]: under Landlock scopes the shell may not readlink the
+// launcher's /proc/<pid>/exe (it is outside the shell's domain), while cmdline stays readable
+const PARENT_COMMAND = `ppid=$(cut -d' ' -f4 /proc/$$/stat); printf '{"shell":%s,"parent":%s,"program":"%s"}' $$ "$ppid" "$(tr '\\0' '\\n' < /proc/$ppid/cmdline | head -n 1)"`
 
 /** A Bash and a Grep through the Promise API of the installed package. */
 const guardScript = `import { createToolHost } from "toolcap"
@@ -517,7 +519,7 @@ const tarball = () =>
     fs.readdirSync(tarballs).find((file) => file.startsWith("toolcap-"))!
   )
 const parentOf = (bash: Outcome) =>
-  JSON.parse(String(bash.result["stdout"])) as { shell: number; parent: number; exe: string }
+  JSON.parse(String(bash.result["stdout"])) as { shell: number; parent: number; program: string }
 
 describe("the native launcher inside the package", () => {
   const project = projectOf("bare")
@@ -580,9 +582,9 @@ describe("the native launcher inside the package", () => {
       assert.strictEqual(termination["cgroupEntry"], "launcher", JSON.stringify(termination))
       assert.strictEqual(termination["launcher"], true, JSON.stringify(termination))
       assert.strictEqual(termination["landlockScopes"], true, JSON.stringify(termination))
-      const { shell, parent, exe } = parentOf(bash)
+      const { shell, parent, program } = parentOf(bash)
       assert.notStrictEqual(shell, parent)
-      assert.strictEqual(exe, launcher())
+      assert.strictEqual(program, launcher())
     }
     assert.deepInclude(grep.result["guard"] as Record<string, unknown>, { launcher: true })
     assert.match(doctor, new RegExp(`^launcher\\s+ok\\s+${launcher()} \\(shipped in the package\\)`, "m"))
@@ -602,7 +604,7 @@ describe("the native launcher inside the package", () => {
         assert.strictEqual(termination["launcher"], false, JSON.stringify(termination))
         assert.strictEqual(termination["landlockScopes"], false, JSON.stringify(termination))
         assert.include(String(termination["landlockScopesReason"]), why)
-        assert.notStrictEqual(parentOf(bash).exe, file)
+        assert.notStrictEqual(parentOf(bash).program, file)
       }
       const guard = grep.result["guard"] as Record<string, unknown>
       assert.deepInclude(guard, { launcher: false, landlockRead: false })

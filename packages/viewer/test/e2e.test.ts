@@ -95,7 +95,7 @@ describe("viewer in Chromium", () => {
     assert.strictEqual(await page.locator(".hit-count").textContent(), "1 match")
     // how ripgrep was guarded, as the Grep result reports it
     assert.match(
-      (await page.locator(".guard").textContent()) ?? "",
+      (await page.locator(".search-guard").textContent()) ?? "",
       /^ripgrep (confined by Landlock|not confined), memory ≤ 512 MiB$/
     )
     await hit.click()

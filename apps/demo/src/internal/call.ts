@@ -12,7 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import { ModelOutput, Outcome, ToolDefs, ToolHost } from "@toolcap/adapters"
-import type { Confinement } from "@toolcap/tools"
+import { type Confinement, Supervisor } from "@toolcap/tools"
 import * as Argv from "./argv.js"
 import * as Options from "./options.js"
 import { ExitCode, printLine, printText, runMain, setExitCode, streamLine } from "./output.js"
@@ -33,8 +33,11 @@ const parseInput = (text: string): Effect.Effect<unknown, UsageError> =>
       })
   })
 
-/** The guards a Grep or Glob result reports, as one line for a person; undefined for other tools. @internal */
+/** The guards a Bash, Grep or Glob result reports, as one line for a person; undefined for Read. @internal */
 export const guardLine = (tool: string, result: unknown): string | undefined => {
+  const termination = (result as { readonly termination?: Supervisor.Containment }).termination
+  if (tool === "Bash" && termination !== undefined)
+    return `toolcap: Bash: ${Supervisor.describeContainment(termination)}`
   const guard = (result as { readonly guard?: Confinement.Guard }).guard
   if ((tool !== "Grep" && tool !== "Glob") || guard === undefined) return undefined
   const reads = guard.landlockRead

@@ -236,7 +236,7 @@ export const mount = (root: HTMLElement, info: () => Promise<Info>): FullOutput 
         { class: "hit-count" },
         `${formatCount(count)} match${count === 1 ? "" : "es"}${truncated ? " (first ones shown)" : ""}`
       ),
-      h("li", { class: "guard", title: guardDetail(guard) }, guardSummary(guard)),
+      h("li", { class: "search-guard", title: guardDetail(guard) }, guardSummary(guard)),
       ...matches.map((match) => {
         const button = h(
           "button",
