@@ -6,7 +6,7 @@ export default defineConfig({
     projects: ["packages/*", "apps/*", "bench/*"],
     // vitest's default is one worker fewer than the cores: one worker, one file at a time, on a
     // 2-core machine. Most test files spend their time waiting on the processes, servers and
-    // timeouts they drive, not on the CPU, so at least two files run at a time.
-    maxWorkers: Math.max(2, os.availableParallelism() - 1)
+    // timeouts they drive, not on the CPU, so one file more than the cores runs at a time.
+    maxWorkers: os.availableParallelism() + 1
   }
 })
