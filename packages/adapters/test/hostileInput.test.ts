@@ -16,7 +16,8 @@ import { makeDirs } from "./fixtures/dirs.js"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 
 const fc = FastCheck
-const RUNS = isLong() ? 5000 : 1000
+// 300 inputs per tool in the default suite, 5000 in the long mode (pnpm bench runs it)
+const RUNS = isLong() ? 5000 : 300
 const SECRET = "FUZZ-OUTSIDE-SECRET-5e0c"
 /** Generous: only a call that hangs meets it (per-input work is bounded far below). */
 const HANG_MS = 2000 * 10

@@ -1,6 +1,7 @@
 /**
  * The torture suite (rules X5, X6) in this machine's tiers, with the native launcher where it is
- * built: every scenario of `tortureScenarios.ts`, three runs each, all scenarios of a tier at once.
+ * built: every scenario of `tortureScenarios.ts`, three runs each (the 200 MiB one once outside the
+ * long mode), all scenarios of a tier at once.
  */
 import { afterAll, assert } from "@effect/vitest"
 import type { Supervisor } from "@toolcap/tools"

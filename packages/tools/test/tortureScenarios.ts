@@ -16,6 +16,7 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Bash, type Supervisor } from "@toolcap/tools"
+import { isLong } from "@toolcap/bench-report"
 import {
   carriersOf,
   fastGraces,
@@ -69,6 +70,8 @@ export interface Scenario {
   readonly ends: "timeout" | "result"
   /** How many processes the command records in `pids/`; each must be stopped by the call. */
   readonly jobs: number
+  /** Pushes volume rather than containment: one run per registration outside the long mode. */
+  readonly heavy?: boolean
   /** Whether every recorded process outlives SIGTERM, so the call must SIGKILL at least that many. */
   readonly sigkill?: boolean
   readonly check?: (recorded: Recorded) => void
@@ -189,6 +192,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "200 MiB to each stream at once",
+    heavy: true,
     tag: "fold-102.9@T",
     command:
       "head -c 209715200 /dev/zero | tr '\\0' a | exec -a fold-102.9@T fold -w 100 & head -c 209715200 /dev/zero | tr '\\0' b | exec -a fold-102.9@T fold -w 100 >&2; wait",
@@ -262,8 +266,9 @@ export const registerTorture = (options: {
     for (const scenario of scenarios) {
       if (scenario.cgroupOnly === true && containment !== "cgroup") continue
       if (!include(scenario)) continue
+      const scenarioRuns = scenario.heavy === true && !isLong() ? 1 : runs
       it.scopedLive(
-        `${scenario.name} (${runs} run${runs === 1 ? "" : "s"})`,
+        `${scenario.name} (${scenarioRuns} run${scenarioRuns === 1 ? "" : "s"})`,
         () =>
           Effect.gen(function* () {
             const env = yield* testEnv(fastGraces, undefined, { ...supervisor, containment })
@@ -274,7 +279,7 @@ export const registerTorture = (options: {
             // tags and commands differ per registration, so no two see each other's processes
             const command = scenario.command.replaceAll("@T", mark)
             const tag = scenario.tag.replaceAll("@T", mark)
-            for (let run = 0; run < runs; run++) {
+            for (let run = 0; run < scenarioRuns; run++) {
               fs.rmSync(path.join(env.workspace, PIDS), { recursive: true, force: true })
               fs.mkdirSync(path.join(env.workspace, PIDS))
               // taken at the ready line for a timeout: what the deadline found, not what forked later
