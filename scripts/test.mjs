@@ -2,7 +2,7 @@
 // tests), then every vitest project in one run. Ends with the plain line "N passed, N failed,
 // N skipped" computed from the vitest JSON report; a failing check counts as one failed item.
 // Exits non-zero on any failure.
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
@@ -31,7 +31,25 @@ const checks = [
   ["typecheck", "pnpm", ["exec", "tsc", "-p", "tsconfig.check.json"]],
   ["typecheck (viewer ui)", "pnpm", ["exec", "tsc", "-p", "packages/viewer/src/ui/tsconfig.json"]]
 ]
-const failedChecks = checks.filter(([label, cmd, args]) => !run(label, cmd, args)).map(([label]) => label)
+/** Runs a check with its output captured, so checks can run at once and print one after another. */
+const runCaptured = (label, cmd, args) =>
+  new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+    const output = []
+    child.stdout.on("data", (data) => output.push(data))
+    child.stderr.on("data", (data) => output.push(data))
+    child.on("close", (code, signal) => {
+      console.log(`\n== ${label}: ${cmd} ${args.join(" ")}`)
+      process.stdout.write(Buffer.concat(output))
+      const ok = code === 0
+      console.log(`== ${label}: ${ok ? "ok" : `FAILED (exit ${code ?? signal})`}`)
+      resolve(ok)
+    })
+  })
+// the checks run at once: prettier and tsc are each single-threaded
+const checksOk = await Promise.all(checks.map(([label, cmd, args]) => runCaptured(label, cmd, args)))
+const failedChecks = checks.filter((_, i) => !checksOk[i]).map(([label]) => label)
+console.log(`checks took ${Math.round((performance.now() - startedAt) / 1000)} s`)
 
 fs.rmSync(reportFile, { force: true })
 fs.mkdirSync(path.dirname(reportFile), { recursive: true })
