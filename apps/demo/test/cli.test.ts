@@ -134,7 +134,7 @@ describe("toolcap call --text and --profile", () => {
     // the guards ripgrep ran under, for the person reading, on stderr
     assert.match(
       grep.stderr,
-      /toolcap: Grep: (ripgrep started by the launcher|no launcher); reads (confined to the roots by Landlock|not confined by the kernel \(.+\)); memory ceiling 512 MiB \(RLIMIT_DATA/
+      /toolcap: Grep: (ripgrep started by the launcher|no launcher); reads (confined to the roots by Landlock|not confined by the kernel \(.+\)); memory ceiling 1024 MiB \(RLIMIT_DATA/
     )
     // and the guards Bash's shell ran under: tier, launcher, Landlock scopes
     const bash = await runCli(["call", "Bash", '{"command":"echo hi"}', ...base, "--text"])

@@ -124,7 +124,7 @@ export const BudgetsFields = {
    * the machine ran out; past the ceiling its allocation fails and Grep answers `TOOL_MEMORY_LIMIT`
    * naming the file. Applied as `RLIMIT_DATA` (see the tools README).
    */
-  engineMemoryMaxBytes: withDefault(engineMemory, 512 * 1024 * KB),
+  engineMemoryMaxBytes: withDefault(engineMemory, 1024 * 1024 * KB),
   /**
    * Longest path argument (Read / Glob / Grep `path`), in UTF-8 bytes. Linux refuses longer paths
    * anyway (PATH_MAX is 4096 bytes), so only a hostile input meets it, and it bounds the work of

@@ -20,7 +20,7 @@ const table = {
   readWindowLines: 2000,
   grepHeadLimit: 200,
   grepMaxPatternBytes: 4 * KB,
-  engineMemoryMaxBytes: 512 * KB * KB,
+  engineMemoryMaxBytes: 1024 * KB * KB,
   inputMaxPathBytes: 4 * KB,
   globMaxPatternBytes: 4 * KB,
   globMaxBraceExpansions: 1024,

@@ -17,7 +17,7 @@ import * as Memory from "../src/internal/search/memory.js"
 import { searchEnv, tempDir, writeTree } from "./readFixtures.js"
 
 /** The default ceiling (engineMemoryMaxBytes). */
-const CEILING_BYTES = 512 * 1024 * 1024
+const CEILING_BYTES = 1024 * 1024 * 1024
 const HUGE_BYTES = 2 * 1024 * 1024 * 1024
 /** Runs of the attack (content and multiline alternately): the long mode's floor is 100. */
 const ATTACK_RUNS = isLong() ? 100 : 2
@@ -209,7 +209,7 @@ describe("the file a memory error names", () => {
     "the largest file that can fill the ceiling, the others as large listed largest first, and how sure",
     { sizes: fc.array(fc.integer({ min: 0, max: 1024 }), { minLength: 1, maxLength: 8 }) },
     ({ sizes }) => {
-      // sparse files of 0 to 1024 MiB against a 512 MiB ceiling: a quarter of it (128 MiB) can fill it
+      // sparse files of 0 to 1024 MiB against the 1 GiB ceiling: a quarter of it (256 MiB) can fill it
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-suspects-"))
       try {
         const files = sizes.map((mib, at) => {

@@ -96,7 +96,7 @@ describe("viewer in Chromium", () => {
     // how ripgrep was guarded, as the Grep result reports it
     assert.match(
       (await page.locator(".search-guard").textContent()) ?? "",
-      /^ripgrep (confined by Landlock|not confined), memory ≤ 512 MiB$/
+      /^ripgrep (confined by Landlock|not confined), memory ≤ 1024 MiB$/
     )
     await hit.click()
     const target = page.locator('.line.target[data-line="5000"]')

@@ -152,7 +152,7 @@ describe("viewer server: what it serves", () => {
       [[5000, "5000"]]
     )
     // the result's guard reaches the page: ripgrep's memory ceiling at least (Landlock where it exists)
-    assert.strictEqual(found.result.guard.memoryCeiling.maxBytes, 512 * 1024 * 1024)
+    assert.strictEqual(found.result.guard.memoryCeiling.maxBytes, 1024 * 1024 * 1024)
     const workspaceFile = JSON.parse((await get(viewer.port, "/api/read?path=missing.txt", auth)).body)
     assert.strictEqual(workspaceFile.error.code, "TOOL_NOT_FOUND")
   })
