@@ -28,6 +28,7 @@ import * as Roots from "./Roots.js"
 import * as Supervisor from "./Supervisor.js"
 import type { Workspace } from "./Workspace.js"
 import * as Landlock from "./internal/supervisor/landlock.js"
+import * as Confine from "./internal/supervisor/confine.js"
 import * as LauncherPath from "./internal/supervisor/launcherPath.js"
 
 /**
@@ -217,15 +218,6 @@ export const currentGuard: Effect.Effect<Guard, never, Supervisor.Supervisor> = 
 )
 
 /**
- * Sets the data ceiling in kilobytes (`ulimit -d`), then becomes the program; a refused ceiling
- * exits 125, the launcher's status for "not confined" (never read as ripgrep's own exit 2).
- */
-const ULIMIT_PROLOGUE = 'ulimit -d "$1" || exit 125; shift; exec "$@"'
-
-/** The shell that sets the ceiling where there is no launcher. */
-const SHELL = "/bin/sh"
-
-/**
  * The guards of an engine run here: `directories` its reads are confined beneath (undefined: not
  * confined), `memoryBytes` its ceiling (0: none).
  *
@@ -263,7 +255,7 @@ export const guard = (
               ...(launcherUsed
                 ? {}
                 : {
-                    reason: `set by ${SHELL}'s ulimit -d: no launcher (${launcher.kind === "found" ? (mode.kind === "none" ? mode.reason : "not used") : launcher.reason})`
+                    reason: `set by /bin/sh's ulimit -d: no launcher (${launcher.kind === "found" ? (mode.kind === "none" ? mode.reason : "not used") : launcher.reason})`
                   })
             }
           }
@@ -301,15 +293,9 @@ export const command = (
         const file = mode.kind === "landlock" ? mode.launcher : launcher.path
         return { file, args: [...rules, ...memory, "--", executable, ...args], guard: applied }
       }
-      if (applied.memoryCeiling !== undefined) {
-        // ulimit counts kilobytes: rounded down, the ceiling is never above what was asked
-        const kilobytes = String(Math.floor(memoryBytes / 1024))
-        return {
-          file: SHELL,
-          args: ["-c", ULIMIT_PROLOGUE, "sh", kilobytes, executable, ...args],
-          guard: applied
-        }
-      }
+      // the exit 125 of a refused ceiling is never read as ripgrep's own exit 2
+      if (applied.memoryCeiling !== undefined)
+        return { ...Confine.underDataCeiling(memoryBytes, executable, args), guard: applied }
       return { file: executable, args, guard: applied }
     })
   )

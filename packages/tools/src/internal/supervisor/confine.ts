@@ -40,6 +40,16 @@ export const PROLOGUE = 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"'
 /** The per-process memory ceiling without the launcher: `$0` KiB of data, then the command (same pid). */
 const ULIMIT = 'ulimit -d "$0" || exit 125; exec "$@"'
 
+/**
+ * `file args` under a data ceiling set by `/bin/sh`'s `ulimit -d`, as the same process: what is
+ * left where there is no launcher (Bash's shell, ripgrep). ulimit counts KiB, rounded down so the
+ * ceiling is never above what was asked; a refused ceiling exits 125.
+ */
+export const underDataCeiling = (memoryBytes: number, file: string, args: ReadonlyArray<string>): Line => ({
+  file: "/bin/sh",
+  args: ["-c", ULIMIT, String(Math.max(1, Math.floor(memoryBytes / 1024))), file, ...args]
+})
+
 /** The launcher's options for what it applies to the program itself. */
 const launcherOptions = (guards: Guards): Array<string> => [
   ...(guards.scope ? ["--scope"] : []),
@@ -55,9 +65,8 @@ export const inPlace = (guards: Guards, file: string, args: ReadonlyArray<string
   const options = launcherOptions(guards)
   if (options.length === 0) return { file, args }
   if (guards.launcher !== undefined) return { file: guards.launcher, args: [...options, "--", file, ...args] }
-  // no launcher, so no scope: only the ceiling is left, which the shell's ulimit takes in KiB
-  const kib = Math.max(1, Math.floor((guards.memoryBytes ?? 0) / 1024))
-  return { file: "/bin/sh", args: ["-c", ULIMIT, String(kib), file, ...args] }
+  // no launcher, so no scope: only the ceiling is left
+  return underDataCeiling(guards.memoryBytes ?? 0, file, args)
 }
 
 /**
