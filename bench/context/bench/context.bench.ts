@@ -130,16 +130,24 @@ const main = async (): Promise<void> => {
 
     const bashRow = async (runtime: Runtime, command: string) => {
       const streams = { stdout: [] as Array<string>, stderr: [] as Array<string> }
+      const arrival: Array<{ readonly stream: "stdout" | "stderr"; readonly data: string }> = []
       const result = await runtime.runPromise(
         Bash.run(
           { command, timeout: CASE_TIMEOUT_SECONDS },
-          { onChunk: (chunk) => void streams[chunk.stream].push(chunk.data) }
+          {
+            onChunk: (chunk) => {
+              streams[chunk.stream].push(chunk.data)
+              arrival.push({ stream: chunk.stream, data: chunk.data })
+            }
+          }
         )
       )
       const raw: RawOutput = {
         stdout: streams.stdout.join(""),
         stderr: streams.stderr.join(""),
-        exitCode: result.exitCode ?? 1
+        exitCode: result.exitCode ?? 1,
+        command,
+        arrival
       }
       const measure = async (needle: Needle, rule: NeedleRule): Promise<Measured> => {
         const first = {

@@ -17,6 +17,14 @@ export interface RawOutput {
   readonly stdout: string
   readonly stderr: string
   readonly exitCode?: number
+  /** The command line the agent ran (absent for a file's text): hosts that rewrite or classify by command read it. */
+  readonly command?: string
+  /**
+   * Both streams as they arrived, chunk by chunk, for hosts that capture them into one file in
+   * arrival order; absent for a file's text. Joined, the `stdout` chunks are `stdout`, the `stderr`
+   * chunks `stderr`.
+   */
+  readonly arrival?: ReadonlyArray<{ readonly stream: "stdout" | "stderr"; readonly data: string }>
 }
 
 const encoder = new TextEncoder()
