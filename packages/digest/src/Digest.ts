@@ -266,9 +266,11 @@ export const make = (options: Options): Digester => {
   const tailLines = options.tailLines ?? tailLinesOnFailure
   const smallest = options.minBytes ?? minBytes
   const savings = options.minSavings ?? minSavings
-  // each retention gets half: the folded digest and, in case folding is not worth it, the lines as they are
-  const retainBytes = Math.max(1, Math.floor(options.retainBytes / 2))
-  const retainLines = Math.max(1, Math.floor(options.retainLines / 2))
+  // each retention gets half: the folded digest and, in case folding is not worth it, the lines
+  // as they are; at least four times the smallest output folded, so that output (which is shown
+  // as it is) fits the head and tail quarters whole whatever the capture budget
+  const retainBytes = Math.max(4 * smallest, Math.floor(options.retainBytes / 2))
+  const retainLines = Math.max(4 * smallest, Math.floor(options.retainLines / 2))
   // a line is held whole up to a quarter of a retention (its head), so one line cannot fill it
   const lineMaxChars = Math.max(1, Math.floor(retainBytes / 4))
   const folded = Retain.make(retainBytes, retainLines)
