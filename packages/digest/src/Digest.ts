@@ -155,13 +155,10 @@ const WARNING_CODES_MAX = 4096
 /** The folding state machine: rendered, judged lines in, items (lines and fold gaps) out. */
 const folder = (emit: (item: Retain.Item) => void) => {
   let gap: Retain.Gap | undefined
-  let foldedBytes = 0
-  let markers = 0
-  // the current run: near-repeats (key = the mask; first shown, last held) or progress frames
+  // the current run of near-repeats: key = the mask; its first line shown, its latest held
   let run: { key: string; held: Retain.Line | undefined } | undefined
   // per warning code: how many, and the lines of the latest occurrence (held as the last)
   const warnings = new Map<string, { count: number; latest: Array<Retain.Line> }>()
-  const PROGRESS = "\u0000progress"
   const flushGap = () => {
     if (gap !== undefined) {
       emit(gap)
@@ -172,17 +169,37 @@ const folder = (emit: (item: Retain.Item) => void) => {
     flushGap()
     emit(line)
   }
+  // lines folded after a run's held line: they follow it, so they join the gap before it only
+  // when a later near-repeat folds the held line too
+  let afterHeld: Retain.Gap | undefined
   const fold = (line: Retain.Line, kind: Notice.Folded) => {
     line.folded = kind
+    if (run?.held !== undefined) {
+      if (afterHeld === undefined) afterHeld = Retain.emptyGap(line.raw)
+      Retain.addLine(afterHeld, line)
+      return
+    }
     if (gap === undefined) {
       gap = Retain.emptyGap(line.raw)
-      markers++
     }
     Retain.addLine(gap, line)
-    foldedBytes += line.bytes
+  }
+  /** Folds the run's held line (a near-repeat came after it), with what was folded after it. */
+  const foldHeld = (held: Retain.Line) => {
+    const after = afterHeld
+    afterHeld = undefined
+    run!.held = undefined
+    fold(held, "repeat")
+    if (after !== undefined) Retain.mergeGap(gap!, after)
   }
   const endRun = () => {
-    if (run?.held !== undefined) show(run.held)
+    if (run?.held !== undefined) {
+      show(run.held)
+      if (afterHeld !== undefined) {
+        gap = afterHeld
+        afterHeld = undefined
+      }
+    }
     run = undefined
   }
   const warning = (line: Retain.Line, continues: boolean): void => {
@@ -201,7 +218,6 @@ const folder = (emit: (item: Retain.Item) => void) => {
       for (const previous of seen.latest) {
         if (previous.folded === undefined) {
           previous.folded = "warning"
-          foldedBytes += previous.bytes
         }
       }
     }
@@ -212,24 +228,12 @@ const folder = (emit: (item: Retain.Item) => void) => {
   return {
     push(line: Judged) {
       const kind = line.kind
-      if (kind === "pass") {
-        endRun()
-        return fold(line, "pass")
-      }
-      if (kind === "progress") {
-        if (run?.key === PROGRESS) {
-          fold(run.held!, "progress")
-          run.held = line
-          return
-        }
-        endRun()
-        run = { key: PROGRESS, held: line }
-        return
-      }
+      // passing tests and progress frames fold whole, and a run of near-repeats goes on across them
+      if (kind === "pass" || kind === "progress") return fold(line, kind)
       if (kind === "plain") {
         const key = Mask.mask(line.text)
         if (run?.key === key) {
-          if (run.held !== undefined) fold(run.held, "repeat")
+          if (run.held !== undefined) foldHeld(run.held)
           run.held = line
           return
         }
@@ -246,9 +250,7 @@ const folder = (emit: (item: Retain.Item) => void) => {
     end() {
       endRun()
       flushGap()
-    },
-    /** Bytes the folds took out, less what their markers cost. */
-    saved: () => foldedBytes - markers * Retain.MARKER_BYTES
+    }
   }
 }
 
@@ -286,13 +288,25 @@ export const make = (options: Options): Digester => {
     const kind = verdict.kind
     const lineBytes = utf8Bytes(text) + 1
     const continues = verdict.continues === true
-    const line: Judged = { text, raw, kind, code: verdict.code, bytes: lineBytes, folded: undefined, continues }
+    const line: Judged = {
+      text,
+      raw,
+      kind,
+      code: verdict.code,
+      bytes: lineBytes,
+      folded: undefined,
+      continues
+    }
     plain.push({ text, raw, kind, code: undefined, bytes: lineBytes, folded: undefined })
     fold.push(line)
   }
   const judgeOldest = () => {
     const next = window.shift()!
-    accept(next.text, next.raw, recogniser.judge(next.text, (n) => window[n - 1]?.text))
+    accept(
+      next.text,
+      next.raw,
+      recogniser.judge(next.text, (n) => window[n - 1]?.text)
+    )
   }
   return {
     push(line, rawLine) {
@@ -318,9 +332,14 @@ export const make = (options: Options): Digester => {
       }
       fold.end()
       const rendered = { lines, bytes }
-      const worthFolding = bytes >= smallest && fold.saved() >= bytes * savings
+      const small = bytes < smallest
+      // exact: the folded text as it would be shown whole, markers included, against the rendered text
+      const worthFolding = !small && Fit.measure(Fit.collapse(folded.items())).bytes <= bytes * (1 - savings)
       const items = worthFolding ? folded.items() : plain.items()
-      const { cut, shown } = Fit.fit(items, budget, HEADER_RESERVE_BYTES)
+      // a small output is shown as it is (the caller's own cut applies, as without a digest)
+      const { cut, shown } = small
+        ? { cut: false, shown: Fit.collapse(items) }
+        : Fit.fit(items, budget, HEADER_RESERVE_BYTES)
       const counts = Notice.noCounts()
       const codes = new Map<string, number>()
       let kept = 0
@@ -335,7 +354,7 @@ export const make = (options: Options): Digester => {
         mustKeepOmitted += item.mustKeep
       }
       const warningCodes = [...codes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      const changed = worthFolding || cut || clipped > 0 || kept < lines
+      const changed = !small && (worthFolding || cut || clipped > 0 || kept < lines)
       const shownLines = shown.map(toShown)
       return {
         changed,
@@ -349,7 +368,15 @@ export const make = (options: Options): Digester => {
         clippedLines: clipped,
         render: (raw) =>
           [
-            Notice.header({ lines, kept, folded: counts, warningCodes, mustKeepOmitted, clippedLines: clipped, raw }),
+            Notice.header({
+              lines,
+              kept,
+              folded: counts,
+              warningCodes,
+              mustKeepOmitted,
+              clippedLines: clipped,
+              raw
+            }),
             ...shownLines.map((line) => line.text)
           ].join("\n")
       }

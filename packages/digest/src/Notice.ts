@@ -125,7 +125,7 @@ export const header = (summary: Summary): string => {
     budget > 0
       ? `; omitted ${plural(budget, "line", "lines")} to fit the budget` +
         (summary.mustKeepOmitted > 0
-          ? ` (${plural(summary.mustKeepOmitted, "error line", "error lines")} omitted among them)`
+          ? `, ${count(summary.mustKeepOmitted)} of them must-keep (errors, summaries, headers)`
           : "")
       : ""
   const clipped =

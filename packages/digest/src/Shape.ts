@@ -18,16 +18,7 @@
  * @category models
  */
 export type Kind =
-  | "error"
-  | "summary"
-  | "structure"
-  | "stack"
-  | "tail"
-  | "pass"
-  | "progress"
-  | "warning"
-  | "plain"
-  | "content"
+  "error" | "summary" | "structure" | "stack" | "tail" | "pass" | "progress" | "warning" | "plain" | "content"
 
 /**
  * One line's verdict; `code` names the diagnostic of a `warning` (its repeats fold per code).
@@ -102,7 +93,7 @@ const TAP_YAML = /^\s+(?:---|\.\.\.|duration_ms: |type: )/
  * fetch and unpack steps, go test's `=== RUN`, pytest -q's dots, make's directory changes.
  */
 const PROGRESS =
-  /^\s*(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing|Unpacking|Updating files|Checking out files|Filtering content)\b.*:\s+\d+%|^Progress: resolved \d+|^\s*[⠁-⣿]\s|^\s*[[(]?[#=>\-.░▒▓█━╸ ]{8,}[\])]?(?:\s|$)|^(?:Get|Hit|Ign):\d+ |^\(Reading database \.\.\.|^(?:Selecting previously unselected|Preparing to unpack|Unpacking|Setting up|Processing triggers for) |^=== (?:RUN|PAUSE|CONT) |^[.sxX]+\s*(?:\[\s*\d+%\])?$|^make(?:\[\d+\])?: (?:Entering|Leaving) directory |^\s*(?:Downloading|Downloaded|Fetching|Fetched|Checking|Locking|Updating) \S+ v?\d[\w.-]*\s*(?:\(.*\))?$/
+  /^\s*(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing|Unpacking|Updating files|Checking out files|Filtering content)\b.*:\s+\d+%|^Progress: resolved \d+|^\s*[⠁-⣿]\s|^\s*\[[#=>\-. ]{8,}\]|[░▒▓█━╸]{4,}|^(?:Get|Hit|Ign):\d+ |^\(Reading database \.\.\.|^(?:Selecting previously unselected|Preparing to unpack|Unpacking|Setting up|Processing triggers for) |^=== (?:RUN|PAUSE|CONT) |^[.sxX]+\s*(?:\[\s*\d+%\])?$|^make(?:\[\d+\])?: (?:Entering|Leaving) directory |^\s*(?:Downloading|Downloaded|Fetching|Fetched|Checking|Locking|Updating) \S+ v?\d[\w.-]*\s*(?:\(.*\))?$/
 /** A warning diagnostic and its code: eslint's rule id, gcc/clang's `[-Wflag]`, a `TSnnnn`-style id. */
 const WARNING = /\bwarning\b.*?(?:\[(-W[\w-]+)\]|\s{2,}(@?[\w-]+(?:\/[\w-]+)*)\s*$|\b([A-Z]{2,}\d{3,})\b)/i
 
@@ -162,7 +153,8 @@ export const make = (lookahead: number): Recogniser => {
       const next = ahead(1)
       return HEAD.test(line) || (next !== undefined && MERGE.test(next)) ? verdicts.structure : verdicts.plain
     }
-    if (MERGE.test(line) || (HEAD.test(line) && /^[*|/\\ ]*[0-9a-f]{7,}\b/.test(line))) return verdicts.structure
+    if (MERGE.test(line) || (HEAD.test(line) && /^[*|/\\ ]*[0-9a-f]{7,}\b/.test(line)))
+      return verdicts.structure
     if (SUMMARY.test(line)) {
       stackLeft = 0
       return verdicts.summary
@@ -177,7 +169,9 @@ export const make = (lookahead: number): Recogniser => {
     if (warningLeft > 0) {
       if (!blank && STACK_LINE.test(line) && !ERROR_CLASS.test(line)) {
         warningLeft--
-        return warningCode === undefined ? verdicts.plain : { kind: "warning", code: warningCode, continues: true }
+        return warningCode === undefined
+          ? verdicts.plain
+          : { kind: "warning", code: warningCode, continues: true }
       }
       warningLeft = 0
     }
@@ -198,7 +192,8 @@ export const make = (lookahead: number): Recogniser => {
       return verdicts.error
     }
     if (stackLeft > 0) {
-      if (!blank && STACK_LINE.test(line)) {
+      // a whitespace-only line inside a stack or excerpt continues it; an empty one ends it
+      if ((blank && line.length > 0) || (!blank && (STACK_LINE.test(line) || /^\d+ /.test(line)))) {
         stackLeft--
         return verdicts.stack
       }

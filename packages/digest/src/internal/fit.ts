@@ -23,7 +23,10 @@ export type Shown = ReadonlyArray<Line | Gap>
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
 /** Collapses folded lines and adjacent gaps into single gaps. */
-export const collapse = (items: ReadonlyArray<Item>, chosen?: (index: number) => boolean): Array<Line | Gap> => {
+export const collapse = (
+  items: ReadonlyArray<Item>,
+  chosen?: (index: number) => boolean
+): Array<Line | Gap> => {
   const out: Array<Line | Gap> = []
   let open: Gap | undefined
   items.forEach((item, index) => {
@@ -53,21 +56,25 @@ export const collapse = (items: ReadonlyArray<Item>, chosen?: (index: number) =>
 export const lines = (shown: Shown): Array<string> =>
   shown.map((item) => (isGap(item) ? Notice.gap(item.counts, item.first, item.last) : item.text))
 
-const measure = (shown: Shown): { bytes: number; lines: number } => {
+export const measure = (shown: Shown): { bytes: number; lines: number } => {
   let bytes = 0
   for (const line of lines(shown)) bytes += utf8Bytes(line) + 1
   return { bytes, lines: shown.length }
 }
 
-/** The order must-keep lines are chosen in: a failed command's last lines first, then the rest in order. */
+/**
+ * The order must-keep lines are chosen in: the runner's own summary lines, a failed command's
+ * last lines, then the others (errors and their stacks, headers) in order.
+ */
 const mustOrder = (items: ReadonlyArray<Item>): Array<number> => {
+  const summary: Array<number> = []
   const tail: Array<number> = []
   const rest: Array<number> = []
   items.forEach((item, index) => {
     if (isGap(item) || item.folded !== undefined || !isMustKeep(item.kind)) return
-    ;(item.kind === "tail" ? tail : rest).push(index)
+    ;(item.kind === "summary" ? summary : item.kind === "tail" ? tail : rest).push(index)
   })
-  return [...tail, ...rest]
+  return [...summary, ...tail, ...rest]
 }
 
 const choose = (items: ReadonlyArray<Item>, roomBytes: number, roomLines: number, headShare: number) => {
@@ -116,11 +123,13 @@ export const fit = (
   budget: Budget,
   reserveBytes: number
 ): { readonly shown: Array<Line | Gap>; readonly cut: boolean } => {
-  const maxBytes = Math.max(0, budget.maxBytes - reserveBytes)
+  let maxBytes = Math.max(0, budget.maxBytes - reserveBytes)
   const maxLines = Math.max(0, budget.maxLines - 1)
   const whole = collapse(items)
   const size = measure(whole)
   if (size.bytes <= maxBytes && size.lines <= maxLines) return { shown: whole, cut: false }
+  // a cut for lines alone must not make the text longer: markers may cost more than short lines
+  maxBytes = Math.min(maxBytes, size.bytes)
   let roomBytes = maxBytes
   let roomLines = maxLines
   let shown = whole

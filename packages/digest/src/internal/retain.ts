@@ -58,7 +58,9 @@ export const addLine = (gap: Gap, line: Line): void => {
   if (kind === "warning" && line.code !== undefined)
     gap.codes.set(line.code, (gap.codes.get(line.code) ?? 0) + 1)
   if (kind === "budget" && isMustKeep(line.kind)) gap.mustKeep++
-  gap.last = line.raw
+  // a run's held line joins its gap after the lines folded behind it
+  if (line.raw < gap.first) gap.first = line.raw
+  if (line.raw > gap.last) gap.last = line.raw
 }
 
 /** Merges `from` into `into` (from follows into). */
