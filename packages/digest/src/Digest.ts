@@ -273,8 +273,9 @@ export const make = (options: Options): Digester => {
   // as it is) fits the head and tail quarters whole whatever the capture budget
   const retainBytes = Math.max(4 * smallest, Math.floor(options.retainBytes / 2))
   const retainLines = Math.max(4 * smallest, Math.floor(options.retainLines / 2))
-  // a line is held whole up to a quarter of a retention (its head), so one line cannot fill it
-  const lineMaxChars = Math.max(1, Math.floor(retainBytes / 4))
+  // a line is held whole up to an eighth of a retention in bytes (4 per code point at most): one
+  // line can neither fill the head or tail quarter nor crowd out the lines around it
+  const lineMaxChars = Math.max(1, Math.floor(retainBytes / 32))
   const folded = Retain.make(retainBytes, retainLines)
   const plain = Retain.make(retainBytes, retainLines)
   const fold = folder(folded.push)

@@ -167,7 +167,7 @@ export const make = (lookahead: number): Recogniser => {
       inPassBlock = false
     }
     if (warningLeft > 0) {
-      if (!blank && STACK_LINE.test(line) && !ERROR_CLASS.test(line)) {
+      if (!blank && STACK_LINE.test(line) && !ERROR_CLASS.test(line) && !WARNING.test(line)) {
         warningLeft--
         return warningCode === undefined
           ? verdicts.plain
