@@ -122,6 +122,8 @@ export interface Outcome {
  * @category models
  */
 export interface Digester {
+  /** The longest line it holds whole, in UTF-16 units; a longer one is shown by its start and counted. */
+  readonly lineMaxChars: number
   /** One rendered line without its newline, and the raw line (1-based) it ended on. */
   readonly push: (line: string, rawLine: number) => void
   /** Ends the stream: `failed` when the command's exit was not 0; `budget` is the result budget. */
@@ -310,6 +312,7 @@ export const make = (options: Options): Digester => {
     )
   }
   return {
+    lineMaxChars,
     push(line, rawLine) {
       lines++
       bytes += utf8Bytes(line) + 1

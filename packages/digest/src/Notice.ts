@@ -99,7 +99,13 @@ export interface Summary {
   /** Lines too long to hold whole, shown by their start. */
   readonly clippedLines: number
   /** The raw stream: its bytes, its lines (the spill copy's lines) and the copy's path, if saved. */
-  readonly raw: { readonly bytes: number; readonly lines: number; readonly path?: string | undefined }
+  readonly raw: {
+    readonly bytes: number
+    readonly lines: number
+    readonly path?: string | undefined
+    /** The sentence saying what the copy holds and how to read it, when it is not the whole stream's. */
+    readonly copy?: string | undefined
+  }
 }
 
 /** Most diagnostic codes the header names one by one; the rest are counted together. */
@@ -134,8 +140,9 @@ export const header = (summary: Summary): string => {
       : ""
   const raw = `raw ${Marker.formatBytes(summary.raw.bytes)}, ${plural(summary.raw.lines, "line", "lines")}`
   const where =
-    summary.raw.path === undefined
+    summary.raw.copy ??
+    (summary.raw.path === undefined
       ? "no raw copy saved"
-      : `raw copy at ${summary.raw.path} — Read it with offset/limit at the raw lines named below`
+      : `raw copy at ${summary.raw.path} — Read it with offset/limit at the raw lines named below`)
   return `[digest: showing ${count(summary.kept)} of ${plural(summary.lines, "line", "lines")}; folded ${parts.length > 0 ? parts.join(", ") : "nothing"}${omitted}${clipped}; ${raw}; ${where}]`
 }

@@ -13,6 +13,13 @@
  */
 export * as Digest from "./Digest.js"
 /**
+ * Bytes in, numbered lines out to a digester.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Feed from "./Feed.js"
+/**
  * The near-repeat mask: numbers, hex ids, timestamps and durations masked.
  *
  * @since 0.1.0

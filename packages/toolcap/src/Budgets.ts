@@ -42,6 +42,7 @@ export type BudgetField =
   | "bashKillGraceMs"
   | "bashDrainGraceMs"
   | "bashMemoryMaxBytes"
+  | "digest"
   | "binarySniffBytes"
   | "binaryNonPrintableRatio"
   | "checkpointRetentionTokens"

@@ -42,7 +42,12 @@ export const BashInput = Schema.Struct({
   /** The shell command, run with `bash -c` in the workspace directory. */
   command: Schema.String,
   /** Seconds before the process tree is stopped; the allowed range comes from the budgets. */
-  timeout: Schema.optional(Schema.Number)
+  timeout: Schema.optional(Schema.Number),
+  /**
+   * Digest the output for the model (fold passing tests, progress and repeats, keep every
+   * failure; the raw output stays in the spill copy). Default: the budgets' `digest` (rules D1).
+   */
+  digest: Schema.optional(Schema.Boolean)
 })
 
 /**
@@ -220,6 +225,7 @@ const TOOL = "Bash"
 interface Decoded {
   readonly command: string
   readonly timeoutSeconds: number
+  readonly digest: boolean
 }
 
 // the published schema says additionalProperties: false; an unknown field is refused, not ignored
@@ -245,10 +251,10 @@ export const decodeInput = (
       return yield* new ToolError.ToolInvalidInput({
         tool: TOOL,
         field,
-        reason: `${issue?.message ?? "invalid"}; expected { command: string, timeout?: number (seconds) }`
+        reason: `${issue?.message ?? "invalid"}; expected { command: string, timeout?: number (seconds), digest?: boolean }`
       })
     }
-    const { command, timeout } = decoded.right
+    const { command, digest, timeout } = decoded.right
     if (command.trim().length === 0) {
       return yield* new ToolError.ToolInvalidInput({
         tool: TOOL,
@@ -272,7 +278,11 @@ export const decodeInput = (
         reason: `${timeout} is outside the accepted range; pass seconds from ${min} to ${max} (default ${budgets.bashTimeoutDefaultSeconds})`
       })
     }
-    return { command, timeoutSeconds: timeout ?? budgets.bashTimeoutDefaultSeconds }
+    return {
+      command,
+      timeoutSeconds: timeout ?? budgets.bashTimeoutDefaultSeconds,
+      digest: digest ?? budgets.digest === 1
+    }
   })
 
 /**
@@ -288,9 +298,9 @@ const execute = (
   input: unknown,
   options: Call.CallOptions
 ): Effect.Effect<BashResult, BashError, Requirements> =>
-  Effect.flatMap(decodeInput(input), ({ command, timeoutSeconds }) =>
+  Effect.flatMap(decodeInput(input), ({ command, digest, timeoutSeconds }) =>
     Effect.flatMap(
-      Call.call(command, timeoutSeconds, options),
+      Call.call(command, timeoutSeconds, { ...options, digest }),
       ({ ending, result }): Effect.Effect<BashResult, BashError> => {
         switch (ending.kind) {
           case "Exited":

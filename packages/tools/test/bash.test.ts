@@ -533,7 +533,7 @@ describe("Bash: timeout input", () => {
   it.live("the default timeout is 60 s, from the budgets", () =>
     Effect.gen(function* () {
       const decoded = yield* decode({ command: "true" })
-      assert.deepStrictEqual(decoded, Either.right({ command: "true", timeoutSeconds: 60 }))
+      assert.deepStrictEqual(decoded, Either.right({ command: "true", timeoutSeconds: 60, digest: false }))
     })
   )
 
@@ -544,7 +544,7 @@ describe("Bash: timeout input", () => {
       Effect.gen(function* () {
         assert.deepStrictEqual(
           yield* decode({ command: "true", timeout }),
-          Either.right({ command: "true", timeoutSeconds: timeout })
+          Either.right({ command: "true", timeoutSeconds: timeout, digest: false })
         )
       })
   )

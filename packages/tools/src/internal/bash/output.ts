@@ -8,6 +8,7 @@
  */
 import { isAscii, isUtf8 } from "node:buffer"
 import { StringDecoder } from "node:string_decoder"
+import { Digest, Feed } from "@toolcap/digest"
 import { Budgets, Truncate } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import type { Payload } from "./chunk.js"
@@ -36,6 +37,8 @@ export interface StreamOutput {
   readonly spill: Scratch.SpillRecorder | undefined
   /** The seq of the last chunk, or null when there was none. */
   readonly lastSeq: () => number | null
+  /** The digest of the stream's lines, when the call digests (rules D1). */
+  readonly digest: Digest.Digester | undefined
 }
 
 /**
@@ -52,6 +55,7 @@ export const make = (options: {
   readonly captureMaxLines: number
   readonly decode: boolean
   readonly spill?: Scratch.SpillRecorder | undefined
+  readonly digest?: Digest.Digester | undefined
 }): StreamOutput => {
   const captureOf = (keep: Truncate.Keep) =>
     options.keep === keep || options.keep === "both"
@@ -60,6 +64,8 @@ export const make = (options: {
   const head = captureOf("head")
   const tail = captureOf("tail")
   const spill = options.spill
+  const digest = options.digest
+  const feed = digest === undefined ? undefined : Feed.make(digest)
   // streaming decode: a sequence split across two reads is held back until it is complete.
   // Node's StringDecoder, not TextDecoder: same output, about five times faster on 1 GiB
   const decoder = new StringDecoder("utf8")
@@ -78,6 +84,7 @@ export const make = (options: {
       head?.push(bytes)
       tail?.push(bytes)
       spill?.push(bytes)
+      feed?.push(bytes)
       if (bytes.length === 0) return undefined
       // nobody reads chunks, nothing is held back and the read ends in an ASCII byte: it makes a
       // chunk whatever it holds and leaves nothing held back, so it is counted unread
@@ -103,6 +110,7 @@ export const make = (options: {
     finish() {
       if (finished) return undefined
       finished = true
+      feed?.end()
       return counted(decoder.end())
     },
     undeliver: () => {
@@ -110,7 +118,8 @@ export const make = (options: {
     },
     capture: () => ({ head: head?.result(), tail: tail?.result() }),
     spill,
-    lastSeq: () => (chunks === 0 ? null : chunks - 1)
+    lastSeq: () => (chunks === 0 ? null : chunks - 1),
+    digest
   }
 }
 
@@ -124,7 +133,8 @@ export const forStream = (
   stream: "stdout" | "stderr",
   budgets: Budgets.BudgetsValue,
   scratch: Scratch.ScratchValue,
-  decode: boolean
+  decode: boolean,
+  digest: boolean
 ): StreamOutput => {
   const { headShare } = Budgets.shellStream(budgets, stream)
   return make({
@@ -132,6 +142,10 @@ export const forStream = (
     captureMaxBytes: budgets.captureMaxBytes,
     captureMaxLines: budgets.captureMaxLines,
     decode,
-    spill: scratch.record(`bash-${stream}`)
+    spill: scratch.record(`bash-${stream}`),
+    // the digest holds what the capture may: memory stays within the capture budgets
+    digest: digest
+      ? Digest.make({ retainBytes: budgets.captureMaxBytes, retainLines: budgets.captureMaxLines })
+      : undefined
   })
 }

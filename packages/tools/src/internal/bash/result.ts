@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { Digest } from "@toolcap/digest"
 import { Budgets, Marker, Truncate, Truncation } from "@toolcap/limits"
 import type { BashResult } from "../../Bash.js"
 import type * as Supervisor from "../../Supervisor.js"
@@ -48,12 +49,17 @@ const omittedOf = (captured: Output.Captured, any: Truncate.Cut) => ({
  */
 const reportStream = (
   output: Output.StreamOutput,
-  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number }
+  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number },
+  failed: boolean
 ): Effect.Effect<StreamReport> =>
   Effect.gen(function* () {
     const captured = output.capture()
     const any = (captured.head ?? captured.tail)!
     const omitted = omittedOf(captured, any)
+    if (output.digest !== undefined) {
+      const digested = yield* reportDigest(output, output.digest, any, budget, failed)
+      if (digested !== undefined) return { ...digested, omitted }
+    }
     const whole = Truncate.narrow(any, budget)
     if (!whole.truncated) {
       output.spill?.discard()
@@ -78,6 +84,54 @@ const reportStream = (
       truncation: Truncation.fromCut(excerpt, saved),
       spillPath: saved?.path,
       omitted
+    }
+  })
+
+/**
+ * The digest of one stream (rules D1–D9), when it changed the text: the raw stream is saved to
+ * its spill copy whatever the exit (whole, or head and tail, as the copy's sentence says), the
+ * header names the copy, and the budget applies last (a cut of the digest's own text, which the
+ * digest already fitted to the budget, must-keep lines first). Undefined when the digest left the
+ * text as it is: the stream is cut as without a digest.
+ */
+const reportDigest = (
+  output: Output.StreamOutput,
+  digester: Digest.Digester,
+  any: Truncate.Cut,
+  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number },
+  failed: boolean
+): Effect.Effect<Omit<StreamReport, "omitted"> | undefined> =>
+  Effect.gen(function* () {
+    const outcome = digester.finish({ failed, budget })
+    if (!outcome.changed) return undefined
+    const saved: Marker.SavedCopy | undefined =
+      output.spill === undefined ? undefined : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
+    const digest = outcome.render({
+      bytes: any.totalBytes,
+      lines: any.totalLines,
+      path: saved?.path,
+      copy: saved === undefined || saved.complete ? undefined : Marker.nextStep(saved)
+    })
+    // the budget applies last: the digest fits it already, so this cuts only a header too long
+    const cut = Truncate.cutString(digest + "\n", {
+      keep: "head",
+      maxBytes: budget.maxBytes,
+      maxLines: budget.maxLines
+    })
+    const text = cut.truncated ? Truncate.render(cut, saved) : digest
+    return {
+      text,
+      truncation: {
+        kept: "both",
+        keptLines: outcome.kept,
+        totalLines: any.totalLines,
+        keptBytes: Buffer.byteLength(text),
+        totalBytes: any.totalBytes,
+        limitLines: budget.maxLines,
+        limitBytes: budget.maxBytes,
+        ...Truncation.spillFields(saved)
+      },
+      spillPath: saved?.path
     }
   })
 
@@ -177,8 +231,10 @@ export const buildResult = (input: {
 }): Effect.Effect<BashResult, never, Budgets.Budgets> =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
-    const stdout = yield* reportStream(input.stdout, Budgets.shellStream(budgets, "stdout"))
-    const stderr = yield* reportStream(input.stderr, Budgets.shellStream(budgets, "stderr"))
+    // a failed command's last lines are kept by the digest whatever they are
+    const failed = input.ending.kind !== "Exited" || input.status?.code !== 0
+    const stdout = yield* reportStream(input.stdout, Budgets.shellStream(budgets, "stdout"), failed)
+    const stderr = yield* reportStream(input.stderr, Budgets.shellStream(budgets, "stderr"), failed)
     const durationMs = Math.round(input.durationMs)
     const sections = [
       ...(stdout.text.length > 0 ? [section("stdout", stdout.text)] : []),
