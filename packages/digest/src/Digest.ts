@@ -1,5 +1,5 @@
 /**
- * The digest of a command's rendered output (rules D1–D9): fed one rendered line at a time, it
+ * The digest of a command's rendered output (rules G1–G9): fed one rendered line at a time, it
  * folds runs of near-repeated lines (first and last kept), passing tests, progress frames and
  * repeats of one warning code, never drops a must-keep line without counting it, holds memory
  * within the capture budgets, and at the end fits what it shows to the result budget with
@@ -76,9 +76,9 @@ export type Budget = Fit.Budget
  * @category models
  */
 export type Shown =
-  | { readonly _tag: "Line"; readonly text: string; readonly raw: number; readonly kind: Shape.Kind }
+  | { readonly type: "line"; readonly text: string; readonly raw: number; readonly kind: Shape.Kind }
   | {
-      readonly _tag: "Gap"
+      readonly type: "gap"
       readonly text: string
       readonly firstRaw: number
       readonly lastRaw: number
@@ -138,14 +138,14 @@ const HEADER_RESERVE_BYTES = 1024
 const toShown = (item: Retain.Line | Retain.Gap): Shown =>
   Retain.isGap(item)
     ? {
-        _tag: "Gap",
+        type: "gap",
         text: Notice.gap(item.counts, item.first, item.last),
         firstRaw: item.first,
         lastRaw: item.last,
         counts: { ...item.counts },
         mustKeep: item.mustKeep
       }
-    : { _tag: "Line", text: item.text, raw: item.raw, kind: item.kind }
+    : { type: "line", text: item.text, raw: item.raw, kind: item.kind }
 
 /**
  * Distinct warning codes whose repeats are folded; later codes are shown like plain lines. Real
@@ -343,7 +343,7 @@ export const make = (options: Options): Digester => {
       // a small output is shown as it is (the caller's own cut applies, as without a digest)
       const { cut, shown } = small
         ? { cut: false, shown: Fit.collapse(items) }
-        : Fit.fit(items, budget, HEADER_RESERVE_BYTES)
+        : Fit.fit(items, budget, HEADER_RESERVE_BYTES, bytes)
       const counts = Notice.noCounts()
       const codes = new Map<string, number>()
       let kept = 0
@@ -357,7 +357,7 @@ export const make = (options: Options): Digester => {
         for (const [code, n] of item.codes) codes.set(code, (codes.get(code) ?? 0) + n)
         mustKeepOmitted += item.mustKeep
       }
-      const warningCodes = [...codes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      const warningCodes = [...codes].toSorted((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       const changed = !small && (worthFolding || cut || clipped > 0 || kept < lines)
       const shownLines = shown.map(toShown)
       return {

@@ -1,5 +1,5 @@
 /**
- * Bytes in, lines out to a digester (rules D3, D6): splits a stream of UTF-8 bytes at `\n`
+ * Bytes in, lines out to a digester (rules G3, G6): splits a stream of UTF-8 bytes at `\n`
  * (a final piece without one is a line too; a `\r` before the `\n` is not part of the line's
  * text) and numbers each line by the newlines before it, so line `n` of the stream fed is line
  * `n` of its spill copy. Fed a renderer's output, the numbers are rendered lines; they equal the

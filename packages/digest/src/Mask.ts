@@ -1,5 +1,5 @@
 /**
- * The near-repeat mask (rules D2): two lines are alike when they are equal once every number,
+ * The near-repeat mask (rules G2): two lines are alike when they are equal once every number,
  * hex id, timestamp and duration in them is masked, so `fetched 12 of 300 (41 ms)` and `fetched
  * 13 of 300 (38 ms)` fold while `fetched 12 of 300` and `failed 12 of 300` do not.
  *

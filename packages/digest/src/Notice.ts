@@ -1,5 +1,5 @@
 /**
- * Every text of the digest the model reads, built here (rules D6): the first line saying what
+ * Every text of the digest the model reads, built here (rules G6): the first line saying what
  * the digest did, and the gap markers that stand for the lines it left out, each naming the raw
  * line range that `Read` with offset/limit recovers.
  *

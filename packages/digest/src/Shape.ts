@@ -1,6 +1,6 @@
 /**
  * The recognisers: what one rendered line of command output is, judged by the output's shape and
- * never by the command's name (rules D4, D5). A line is must-keep (an error-class line, a stack
+ * never by the command's name (rules G4, G5). A line is must-keep (an error-class line, a stack
  * or source-excerpt line that follows one, a runner's summary, a diff's file and hunk headers, a
  * merge commit or HEAD in a log), foldable (a passing test, a progress frame, a repeat of one
  * warning code) or plain (kept, and folded only when it near-repeats its neighbours). The
@@ -68,7 +68,7 @@ const STACK_LINE =
  * pytest, mocha, go test, cargo, tsc, gcc, eslint, npm/pnpm/yarn, pip, apt, git, turbo).
  */
 const SUMMARY =
-  /^\s*(?:Test Files|Tests|Test Suites|Snapshots|Suites|Duration|Start at|Time|Ran all test suites)\b.*\d|^\s*[#ℹ] (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) \d|^\s*1\.\.\d+\s*$|^=+ .*\b(?:passed|failed|error|errors|skipped|no tests ran)\b.* =+$|^\s*\d+ (?:passed|failed|error|errors)\b.*\bin [\d.]+s|^\s*\d+ (?:passing|failing|pending)\b|^(?:ok|FAIL)\s+\S+\s+[\d.]+s|^(?:PASS|FAIL|ok)\s*$|^test result: |^\s*running \d+ tests?$|^Found \d+ errors?\b|^\d+ (?:errors?|warnings?)(?: and \d+ warnings?)? generated\.|^\s*✖ \d+ problems?|\b\d+ problems? \(\d+ errors?, \d+ warnings?\)|^\s*(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b|^\s*found \d+ vulnerabilit|^Packages: [+-]|^\s*Done in [\d.]+m?s|^Successfully (?:installed|built)|^\d+ upgraded, \d+ newly installed|^\s*\d+ files? changed\b|^Already up to date\.|^\s*(?:Tasks|Cached):\s+\d|^\s*(?:Finished|Compiling|error: could not compile)\b|^warning: `[^`]+` \(.*\) generated \d+ warnings?/
+  /^\s*(?:Test Files|Tests|Test Suites|Snapshots|Suites|Duration|Start at|Time|Ran all test suites)\b.*\d|^\s*[#ℹ] (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) \d|^\s*1\.\.\d+\s*$|^=+ .*\b(?:passed|failed|error|errors|skipped|no tests ran)\b.* =+$|^\s*\d+ (?:passed|failed|error|errors)\b.*\bin [\d.]+s|^\s*\d+ (?:passing|failing|pending)\b|^(?:ok|FAIL)\s+\S+\s+[\d.]+s|^(?:PASS|FAIL|ok)\s*$|^test result: |^\s*running \d+ tests?$|^Found \d+ errors?\b|^\d+ (?:errors?|warnings?)(?: and \d+ warnings?)? generated\.|^\s*✖ \d+ problems?|\b\d+ problems? \(\d+ errors?, \d+ warnings?\)|^\s*(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b|^\s*found \d+ vulnerabilit|^Packages: [+-]|^\s*Done in [\d.]+m?s|^Successfully (?:installed|built)|^\d+ upgraded, \d+ newly installed|^\s*\d+ files? changed\b|^Already up to date\.|^\s*(?:Tasks|Cached):\s+\d|^\s*(?:Finished|error: could not compile)\b|^warning: `[^`]+` \(.*\) generated \d+ warnings?/
 
 // --- git -----------------------------------------------------------------------------------------
 const DIFF_FILE = /^(?:diff --git |diff -|Index: |\+\+\+ |--- (?:a\/|\/dev\/null|\S+\t))/
@@ -93,7 +93,7 @@ const TAP_YAML = /^\s+(?:---|\.\.\.|duration_ms: |type: )/
  * fetch and unpack steps, go test's `=== RUN`, pytest -q's dots, make's directory changes.
  */
 const PROGRESS =
-  /^\s*(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing|Unpacking|Updating files|Checking out files|Filtering content)\b.*:\s+\d+%|^Progress: resolved \d+|^\s*[⠁-⣿]\s|^\s*\[[#=>\-. ]{8,}\]|[░▒▓█━╸]{4,}|^(?:Get|Hit|Ign):\d+ |^\(Reading database \.\.\.|^(?:Selecting previously unselected|Preparing to unpack|Unpacking|Setting up|Processing triggers for) |^=== (?:RUN|PAUSE|CONT) |^[.sxX]+\s*(?:\[\s*\d+%\])?$|^make(?:\[\d+\])?: (?:Entering|Leaving) directory |^\s*(?:Downloading|Downloaded|Fetching|Fetched|Checking|Locking|Updating) \S+ v?\d[\w.-]*\s*(?:\(.*\))?$/
+  /^\s*(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing|Unpacking|Updating files|Checking out files|Filtering content)\b.*:\s+\d+%|^Progress: resolved \d+|^\s*[⠁-⣿]\s|^\s*\[[#=>\-. ]{8,}\]|[░▒▓█━╸]{4,}|^(?:Get|Hit|Ign):\d+ |^\(Reading database \.\.\.|^(?:Selecting previously unselected|Preparing to unpack|Unpacking|Setting up|Processing triggers for) |^=== (?:RUN|PAUSE|CONT) |^[.sxX]+\s*(?:\[\s*\d+%\])?$|^make(?:\[\d+\])?: (?:Entering|Leaving) directory |^\s*(?:Downloading|Downloaded|Fetching|Fetched|Checking|Compiling|Locking|Updating) \S+ v?\d[\w.-]*\s*(?:\(.*\))?$/
 /** A warning diagnostic and its code: eslint's rule id, gcc/clang's `[-Wflag]`, a `TSnnnn`-style id. */
 const WARNING = /\bwarning\b.*?(?:\[(-W[\w-]+)\]|\s{2,}(@?[\w-]+(?:\/[\w-]+)*)\s*$|\b([A-Z]{2,}\d{3,})\b)/i
 

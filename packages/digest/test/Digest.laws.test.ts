@@ -1,11 +1,11 @@
-// The laws of the digest (rules D8), on generated outputs mixing every shape the recognisers know
+// The laws of the digest (rules G8), on generated outputs mixing every shape the recognisers know
 // (passing tests, progress frames, near-repeats, warnings with codes, errors with stack lines,
 // diffs, logs, summaries) with free text, under budgets from tight to loose.
 import { assert, describe, it } from "@effect/vitest"
 import { Digest, Notice, Shape } from "@toolcap/digest"
 import { FastCheck as fc } from "effect"
 
-const runs = { fastCheck: { numRuns: 300 } }
+const numRuns = { fastCheck: { numRuns: 300 } }
 
 const n = fc.integer({ min: 0, max: 99_999 })
 const word = fc.constantFrom("alpha", "beta", "gamma", "delta", "parse", "render", "load", "über", "日本")
@@ -49,15 +49,15 @@ const output: fc.Arbitrary<Array<string>> = fc
     minLength: 0,
     maxLength: 60
   })
-  .map((runs) =>
-    runs.flatMap(([line, times]) =>
+  .map((drawn) =>
+    drawn.flatMap(([line, times]) =>
       Array.from({ length: times }, (_, i) =>
         times === 1 ? line : line.replace(/\d+/, (d) => String(Number(d) + i))
       )
     )
   )
 
-const budget = fc.record({
+const budgets = fc.record({
   maxBytes: fc.oneof(
     fc.integer({ min: 2048, max: 16 * 1024 }),
     fc.constant(56 * 1024),
@@ -67,7 +67,7 @@ const budget = fc.record({
   headShare: fc.constantFrom(0, 0.2, 0.5, 1)
 })
 
-const retain = fc.record({
+const retains = fc.record({
   retainBytes: fc.oneof(fc.integer({ min: 4096, max: 64 * 1024 }), fc.constant(512 * 1024)),
   retainLines: fc.oneof(fc.integer({ min: 40, max: 2000 }), fc.constant(200_000))
 })
@@ -91,7 +91,7 @@ const mustKeepOf = (lines: ReadonlyArray<string>, failed: boolean): Array<number
   return must
 }
 
-const input = fc.record({ lines: output, budget, retain, failed: fc.boolean() })
+const input = fc.record({ lines: output, budget: budgets, retain: retains, failed: fc.boolean() })
 
 describe("Digest laws", () => {
   it.prop(
@@ -101,7 +101,7 @@ describe("Digest laws", () => {
       const outcome = digestOf(lines, { failed, budget, ...retain })
       let previous = 0
       for (const shown of outcome.shown) {
-        if (shown._tag === "Gap") {
+        if (shown.type === "gap") {
           assert.isTrue(shown.firstRaw > previous, "a gap starts after the line before it")
           previous = shown.lastRaw
           continue
@@ -114,13 +114,13 @@ describe("Digest laws", () => {
       const body = outcome.render({ bytes: 0, lines: lines.length }).split("\n").slice(1)
       let at = 0
       for (const line of body) {
-        if (outcome.shown.find((s) => s._tag === "Gap" && s.text === line) !== undefined) continue
+        if (outcome.shown.find((s) => s.type === "gap" && s.text === line) !== undefined) continue
         while (at < lines.length && lines[at] !== line) at++
         assert.isBelow(at, lines.length, `"${line}" is a rendered line, in order`)
         at++
       }
     },
-    runs
+    numRuns
   )
 
   it.prop(
@@ -136,7 +136,7 @@ describe("Digest laws", () => {
       let shownLines = 0
       let previous = 0
       outcome.shown.forEach((shown, index) => {
-        if (shown._tag === "Line") {
+        if (shown.type === "line") {
           shownLines++
           previous = shown.raw
           return
@@ -144,7 +144,7 @@ describe("Digest laws", () => {
         for (const kind of Notice.foldedKinds) fromGaps[kind] += shown.counts[kind]
         const next = outcome.shown[index + 1]
         const nextRaw =
-          next === undefined ? lines.length + 1 : next._tag === "Line" ? next.raw : next.firstRaw
+          next === undefined ? lines.length + 1 : next.type === "line" ? next.raw : next.firstRaw
         const inGap = Notice.foldedKinds.reduce((sum, kind) => sum + shown.counts[kind], 0)
         assert.strictEqual(
           inGap,
@@ -169,7 +169,7 @@ describe("Digest laws", () => {
         }
       }
     },
-    runs
+    numRuns
   )
 
   it.prop(
@@ -177,7 +177,7 @@ describe("Digest laws", () => {
     { input },
     ({ input: { budget, failed, lines, retain } }) => {
       const outcome = digestOf(lines, { failed, budget, ...retain })
-      const shown = new Set(outcome.shown.flatMap((s) => (s._tag === "Line" ? [s.raw] : [])))
+      const shown = new Set(outcome.shown.flatMap((s) => (s.type === "line" ? [s.raw] : [])))
       const must = mustKeepOf(lines, failed)
       const missing = must.filter((raw) => !shown.has(raw))
       assert.strictEqual(missing.length, outcome.mustKeepOmitted, "each must-keep line not shown is counted")
@@ -192,7 +192,7 @@ describe("Digest laws", () => {
       )
       assert.isAtMost(errors.filter((raw) => !shown.has(raw)).length, outcome.mustKeepOmitted)
     },
-    runs
+    numRuns
   )
 
   it.prop(
@@ -204,7 +204,7 @@ describe("Digest laws", () => {
       const second = digestOf([...lines], { failed, budget, ...retain }).render(raw)
       assert.strictEqual(first, second)
     },
-    runs
+    numRuns
   )
 
   it.prop(
@@ -223,6 +223,6 @@ describe("Digest laws", () => {
         assert.isAtMost(body.length + 1, budget.maxLines)
       } else assert.deepStrictEqual(body, lines)
     },
-    runs
+    numRuns
   )
 })

@@ -1,4 +1,4 @@
-// The digest's behaviours one by one (rules D1–D7): the fold marker's exact text, the never-worse
+// The digest's behaviours one by one (rules G1–G7): the fold marker's exact text, the never-worse
 // rules (under 4 KB, under 20% saved), a failed command's last lines, a failure deep in a flood
 // kept within the capture budget, must-keep lines the budget took counted, the header's counts.
 import { assert, describe, it } from "@effect/vitest"
@@ -69,7 +69,7 @@ describe("Digest", () => {
   it("a failed command keeps its last 20 lines whatever they are", () => {
     const lines = Array.from({ length: 500 }, (_, i) => ` ✓ case ${i} passes`)
     const failed = Digest.ofText(text(lines), { failed: true, budget: roomy })
-    const kept = failed.shown.flatMap((s) => (s._tag === "Line" ? [s.raw] : []))
+    const kept = failed.shown.flatMap((s) => (s.type === "line" ? [s.raw] : []))
     assert.deepStrictEqual(
       kept,
       Array.from({ length: 20 }, (_, i) => 481 + i)
@@ -101,7 +101,7 @@ describe("Digest", () => {
       budget: { maxBytes: 10 * 1024, maxLines: 250, headShare: 0.2 }
     })
     assert.isTrue(outcome.changed)
-    const failure = outcome.shown.find((s) => s._tag === "Line" && s.raw === failureRaw)
+    const failure = outcome.shown.find((s) => s.type === "line" && s.raw === failureRaw)
     assert.isDefined(failure)
     assert.strictEqual(outcome.kept + outcome.counts.budget, raw)
     const rendered = outcome.render({ bytes, lines: raw })
@@ -169,7 +169,7 @@ describe("Digest", () => {
     const outcome = digester.finish({ failed: false, budget: roomy })
     assert.strictEqual(outcome.clippedLines, 1)
     const first = outcome.shown[0]!
-    assert.isTrue(first._tag === "Line" && long.startsWith(first.text) && first.text.length < long.length)
+    assert.isTrue(first.type === "line" && long.startsWith(first.text) && first.text.length < long.length)
     assert.include(outcome.render({ bytes: 1, lines: 1 }).split("\n")[0]!, "1 line too long to show whole")
   })
 })

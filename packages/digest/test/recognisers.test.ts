@@ -1,4 +1,4 @@
-// Each recogniser on a real captured output of its tool (rules D4, D5), produced here by running
+// Each recogniser on a real captured output of its tool (rules G4, G5), produced here by running
 // the tool on a project written to a temp dir: passing tests and progress are folded, failures,
 // errors and the tool's own summary are kept, and the tool really exited as it says. A tool this
 // machine lacks fails its test unless TOOLCAP_DIGEST_SKIP_MISSING=1 names the skip (nothing is
@@ -44,24 +44,24 @@ const run = (command: string, cwd: string): { readonly text: string; readonly st
  * SGR, git's `\r` progress): colour removed, each line as its last `\r` frame left it. A stand-in
  * for the terminal renderer on these simple shapes.
  */
+const ESCAPES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g")
 const shown = (text: string): string =>
   text
-    .replace(/\u001b\[[0-9;]*[A-Za-z]/g, "")
+    .replace(ESCAPES, "")
     .split("\n")
     .map((line) => line.slice(line.lastIndexOf("\r") + 1))
     .join("\n")
 
 const has = (tool: string): boolean => spawnSync("bash", ["-c", `command -v ${tool}`]).status === 0
 
-/** Runs the test when the tool is here; otherwise fails, unless the skip is asked for by name. */
-const withTool = (tool: string) =>
-  has(tool) || process.env.TOOLCAP_DIGEST_SKIP_MISSING !== "1" ? it.scoped : it.scoped.skip
+/** A test runs when its tool is here; otherwise it fails, unless the skip is asked for by name. */
+const missing = (tool: string): boolean => !has(tool) && process.env.TOOLCAP_DIGEST_SKIP_MISSING === "1"
 
 const compact = { maxBytes: 56 * 1024, maxLines: 1000, headShare: 0.5 }
 
 const digest = (text: string, status: number | null, budget = compact) => {
   const outcome = Digest.ofText(shown(text), { failed: status !== 0, budget })
-  const lines = outcome.shown.flatMap((s) => (s._tag === "Line" ? [s.text] : []))
+  const lines = outcome.shown.flatMap((s) => (s.type === "line" ? [s.text] : []))
   return { outcome, lines, text: outcome.render({ bytes: text.length, lines: 0 }) }
 }
 
@@ -69,32 +69,34 @@ const includesLine = (lines: ReadonlyArray<string>, pattern: RegExp): boolean =>
   lines.some((l) => pattern.test(l))
 
 describe("recognisers on real output", () => {
-  withTool("node")("vitest --reporter=verbose: passing tests folded, the failure and the summary kept", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir
-      const cases = Array.from(
-        { length: 300 },
-        (_, i) => `  it("adds ${i}", () => expect(${i} + 1).toBe(${i + 1}))`
-      )
-      write(dir, {
-        "a.test.ts": `describe("math", () => {\n${cases.join("\n")}\n  it("breaks", () => expect(1).toBe(2))\n})\n`
+  it.scoped.skipIf(missing("node"))(
+    "vitest --reporter=verbose: passing tests folded, the failure and the summary kept",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const cases = Array.from(
+          { length: 300 },
+          (_, i) => `  it("adds ${i}", () => expect(${i} + 1).toBe(${i + 1}))`
+        )
+        write(dir, {
+          "a.test.ts": `describe("math", () => {\n${cases.join("\n")}\n  it("breaks", () => expect(1).toBe(2))\n})\n`
+        })
+        const vitest = path.join(path.dirname(require.resolve("vitest/package.json")), "vitest.mjs")
+        const { status, text } = run(`node ${vitest} run --root . --globals --reporter=verbose`, dir)
+        assert.strictEqual(status, 1)
+        const { lines, outcome } = digest(text, status)
+        assert.isTrue(outcome.folded)
+        assert.isAtLeast(outcome.counts.pass, 300)
+        assert.isTrue(includesLine(lines, /breaks/))
+        assert.isTrue(includesLine(lines, /AssertionError: expected 1 to be 2/))
+        assert.isTrue(includesLine(lines, /a\.test\.ts:\d+:\d+/))
+        assert.isTrue(includesLine(lines, /Test Files\s+1 failed/))
+        assert.isTrue(includesLine(lines, /Tests\s+1 failed \| 300 passed/))
+        assert.isFalse(includesLine(lines, /✓ .*adds 150/))
       })
-      const vitest = path.join(path.dirname(require.resolve("vitest/package.json")), "vitest.mjs")
-      const { status, text } = run(`node ${vitest} run --root . --globals --reporter=verbose`, dir)
-      assert.strictEqual(status, 1)
-      const { lines, outcome } = digest(text, status)
-      assert.isTrue(outcome.folded)
-      assert.isAtLeast(outcome.counts.pass, 300)
-      assert.isTrue(includesLine(lines, /breaks/))
-      assert.isTrue(includesLine(lines, /AssertionError: expected 1 to be 2/))
-      assert.isTrue(includesLine(lines, /a\.test\.ts:\d+:\d+/))
-      assert.isTrue(includesLine(lines, /Test Files\s+1 failed/))
-      assert.isTrue(includesLine(lines, /Tests\s+1 failed \| 300 passed/))
-      assert.isFalse(includesLine(lines, /✓ .*adds 150/))
-    })
   )
 
-  withTool("node")(
+  it.scoped.skipIf(missing("node"))(
     "node --test, spec and TAP: passing tests and their TAP blocks folded, the failure and the counts kept",
     () =>
       Effect.gen(function* () {
@@ -120,7 +122,7 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("python3")(
+  it.scoped.skipIf(missing("python3"))(
     "pytest -v and -q: PASSED lines and dot rows folded, the failure, its E lines and the summary kept",
     () =>
       Effect.gen(function* () {
@@ -146,7 +148,7 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("cargo")(
+  it.scoped.skipIf(missing("cargo"))(
     "cargo test: `... ok` lines folded, the panic, the failures and the test result kept",
     () =>
       Effect.gen(function* () {
@@ -174,31 +176,33 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("node")("tsc plain and --pretty: every error kept (or counted), the Found line kept", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir
-      const body = Array.from({ length: 120 }, (_, i) => `const v${i}: number = "s${i}"`).join("\n")
-      write(dir, { "a.ts": body + "\n" })
-      const tsc = path.join(path.dirname(require.resolve("typescript/package.json")), "bin", "tsc")
-      for (const pretty of [false, true]) {
-        const { status, text } = run(`node ${tsc} --noEmit --pretty ${pretty} a.ts`, dir)
-        assert.strictEqual(status, 2)
-        const tight = { maxBytes: 8 * 1024, maxLines: 200, headShare: 0.5 }
-        const { lines, outcome } = digest(text, status, tight)
-        const errors = shown(text)
-          .split("\n")
-          .filter((l) => /error TS2322/.test(l))
-        assert.strictEqual(errors.length, 120)
-        const kept = lines.filter((l) => /error TS2322/.test(l)).length
-        assert.strictEqual(kept + outcome.mustKeepOmitted >= errors.length, true)
-        // tsc prints its count only with --pretty
-        if (pretty) assert.isTrue(includesLine(lines, /^Found 120 errors/))
-        assert.isFalse(includesLine(lines, /No errors|\b0 errors/))
-      }
-    })
+  it.scoped.skipIf(missing("node"))(
+    "tsc plain and --pretty: every error kept (or counted), the Found line kept",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const body = Array.from({ length: 120 }, (_, i) => `const v${i}: number = "s${i}"`).join("\n")
+        write(dir, { "a.ts": body + "\n" })
+        const tsc = path.join(path.dirname(require.resolve("typescript/package.json")), "bin", "tsc")
+        for (const pretty of [false, true]) {
+          const { status, text } = run(`node ${tsc} --noEmit --pretty ${pretty} a.ts`, dir)
+          assert.strictEqual(status, 2)
+          const tight = { maxBytes: 8 * 1024, maxLines: 200, headShare: 0.5 }
+          const { lines, outcome } = digest(text, status, tight)
+          const errors = shown(text)
+            .split("\n")
+            .filter((l) => /error TS2322/.test(l))
+          assert.strictEqual(errors.length, 120)
+          const kept = lines.filter((l) => /error TS2322/.test(l)).length
+          assert.strictEqual(kept + outcome.mustKeepOmitted >= errors.length, true)
+          // tsc prints its count only with --pretty
+          if (pretty) assert.isTrue(includesLine(lines, /^Found 120 errors/))
+          assert.isFalse(includesLine(lines, /No errors|\b0 errors/))
+        }
+      })
   )
 
-  withTool("gcc")(
+  it.scoped.skipIf(missing("gcc"))(
     "gcc: repeats of one -W code folded beyond the first and last with a count, the error kept",
     () =>
       Effect.gen(function* () {
@@ -214,7 +218,7 @@ describe("recognisers on real output", () => {
         const total = shown(text).split("\n").length - 1
         const warnings = outcome.shown.filter(
           (s) =>
-            s._tag === "Line" &&
+            s.type === "line" &&
             /warning: unused variable/.test(s.text) &&
             s.raw <= total - Digest.tailLinesOnFailure
         )
@@ -224,7 +228,7 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("git")(
+  it.scoped.skipIf(missing("git"))(
     "git: clone progress folded; a log's merge commit and HEAD kept; every hunk header of a diff kept",
     () =>
       Effect.gen(function* () {
@@ -270,7 +274,7 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("npm")(
+  it.scoped.skipIf(missing("npm"))(
     "npm: the added-packages summary kept; an install that fails keeps its npm error lines",
     () =>
       Effect.gen(function* () {
@@ -290,7 +294,7 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("make")(
+  it.scoped.skipIf(missing("make"))(
     "make: the failing recipe's error and make's *** line kept, directory changes and repeats folded",
     () =>
       Effect.gen(function* () {
@@ -314,7 +318,7 @@ describe("recognisers on real output", () => {
       })
   )
 
-  withTool("python3")("pip: an install that cannot resolve keeps its ERROR lines", () =>
+  it.scoped.skipIf(missing("python3"))("pip: an install that cannot resolve keeps its ERROR lines", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       const { status, text } = run(

@@ -1,4 +1,4 @@
-// The recognisers line by line (rules D4, D5), on the documented output shapes of the tools this
+// The recognisers line by line (rules G4, G5), on the documented output shapes of the tools this
 // machine does not carry (jest, mocha, go test, eslint, yarn, apt, turbo's prefixes) and on the
 // lines whose verdict decides what may fold: each line's expected kind is written beside it.
 import { assert, describe, it } from "@effect/vitest"

@@ -178,7 +178,7 @@ export const BudgetsFields = {
    */
   bashMemoryMaxBytes: withDefault(wholeAtLeast(0, "bytes (0: no ceiling)"), 0),
   /**
-   * Whether Bash digests its output for the model (rules D1): 1 folds passing tests, progress
+   * Whether Bash digests its output for the model (rules G1): 1 folds passing tests, progress
    * frames and repeats and keeps every failure (the raw output stays in the spill copy); 0 keeps
    * the exact head and tail. A call's own `digest` input wins. Off in `spec`, on in `compact`.
    */

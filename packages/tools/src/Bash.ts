@@ -45,7 +45,7 @@ export const BashInput = Schema.Struct({
   timeout: Schema.optional(Schema.Number),
   /**
    * Digest the output for the model (fold passing tests, progress and repeats, keep every
-   * failure; the raw output stays in the spill copy). Default: the budgets' `digest` (rules D1).
+   * failure; the raw output stays in the spill copy). Default: the budgets' `digest` (rules G1).
    */
   digest: Schema.optional(Schema.Boolean)
 })

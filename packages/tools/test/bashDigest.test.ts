@@ -1,4 +1,4 @@
-// Bash with the digest (rules D1, D9): real commands, the model's text digested (failures, errors
+// Bash with the digest (rules G1, G9): real commands, the model's text digested (failures, errors
 // and summaries kept, passing lines folded, the exit status verbatim), and the spill copy of every
 // digested stream holding the raw bytes, on success and on failure; `digest` per call and per host.
 import { assert, describe, it } from "@effect/vitest"

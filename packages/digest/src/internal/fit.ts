@@ -1,5 +1,5 @@
 /**
- * The result budget applied to a digest (rules D7): when the items do not fit, must-keep lines
+ * The result budget applied to a digest (rules G7): when the items do not fit, must-keep lines
  * are chosen first (the last lines of a failed command, then the others in order), then the
  * head and the tail of the rest share what is left by the stream's head share; whatever is not
  * chosen merges into the gap markers around it, counted as `budget` (must-keep ones also in
@@ -115,15 +115,17 @@ const choose = (items: ReadonlyArray<Item>, roomBytes: number, roomLines: number
 const FIT_ATTEMPTS = 8
 
 /**
- * The items fitted to `budget` (less `reserve` bytes and one line for the header); `cut` tells
- * whether anything had to go.
+ * The items fitted to `budget` (less `reserve` bytes and one line for the header) and to the
+ * rendered text's own size; `cut` tells whether anything had to go.
  */
 export const fit = (
   items: ReadonlyArray<Item>,
   budget: Budget,
-  reserveBytes: number
+  reserveBytes: number,
+  renderedBytes: number
 ): { readonly shown: Array<Line | Gap>; readonly cut: boolean } => {
-  let maxBytes = Math.max(0, budget.maxBytes - reserveBytes)
+  // never longer than the rendered text: a gap's marker may cost more than the short lines it stands for
+  let maxBytes = Math.min(renderedBytes, Math.max(0, budget.maxBytes - reserveBytes))
   const maxLines = Math.max(0, budget.maxLines - 1)
   const whole = collapse(items)
   const size = measure(whole)

@@ -1,5 +1,5 @@
 /**
- * The digest's bounded memory (rules D3): the items it will show, within a byte and line budget
+ * The digest's bounded memory (rules G3): the items it will show, within a byte and line budget
  * (the capture budgets), whatever the stream's length. The first quarter of the budget keeps the
  * stream's first items, the last quarter its latest ones, and the half between keeps the
  * must-keep lines that scroll out of the tail; everything else that scrolls out becomes a gap,

@@ -30,7 +30,7 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined
   /** Delivers a chunk to a `stream` consumer; suspends while its bounded queue is full. */
   readonly offer?: ((chunk: BashChunk) => Effect.Effect<void>) | undefined
-  /** Digest each stream for the model (rules D1). */
+  /** Digest each stream for the model (rules G1). */
   readonly digest?: boolean | undefined
 }
 

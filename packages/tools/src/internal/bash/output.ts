@@ -37,7 +37,7 @@ export interface StreamOutput {
   readonly spill: Scratch.SpillRecorder | undefined
   /** The seq of the last chunk, or null when there was none. */
   readonly lastSeq: () => number | null
-  /** The digest of the stream's lines, when the call digests (rules D1). */
+  /** The digest of the stream's lines, when the call digests (rules G1). */
   readonly digest: Digest.Digester | undefined
 }
 

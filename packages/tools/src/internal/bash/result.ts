@@ -88,7 +88,7 @@ const reportStream = (
   })
 
 /**
- * The digest of one stream (rules D1–D9), when it changed the text: the raw stream is saved to
+ * The digest of one stream (rules G1–G9), when it changed the text: the raw stream is saved to
  * its spill copy whatever the exit (whole, or head and tail, as the copy's sentence says), the
  * header names the copy, and the budget applies last (a cut of the digest's own text, which the
  * digest already fitted to the budget, must-keep lines first). Undefined when the digest left the
