@@ -71,6 +71,20 @@ const hasText = (row: Row | undefined): boolean => {
   return false
 }
 
+// the DEC special graphics set (VT100): what 0x60-0x7e draw once it is designated (`ESC(0`);
+// 0x5f (a blank on a VT100) stays `_`, as in xterm
+const GRAPHICS =
+  "\u25c6\u2592\u2409\u240c\u240d\u240a\u00b0\u00b1\u2424\u240b\u2518\u2510\u250c\u2514\u253c\u23ba\u23bb\u2500\u23bc\u23bd\u251c\u2524\u2534\u252c\u2502\u2264\u2265\u03c0\u2260\u00a3\u00b7"
+
+const toGraphics = (text: string): string => {
+  let mapped = ""
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    mapped += code >= 0x60 && code <= 0x7e ? GRAPHICS[code - 0x60] : text[index]
+  }
+  return mapped
+}
+
 /** @internal */
 export const make = (options: Required<Options>): Renderer => {
   const windowLines = Math.max(1, Math.floor(options.windowLines))
@@ -92,6 +106,10 @@ export const make = (options: Required<Options>): Renderer => {
   let param = -1
   let prefix = 0
   let intermediate = 0
+  /** G0 and G1 designated as DEC special graphics, and G1 shifted in (SO) */
+  let g0Graphics = false
+  let g1Graphics = false
+  let shifted = false
   /** an OSC or string just ended at ESC: the `\` of its ST is part of it */
   let stPending = false
 
@@ -157,8 +175,9 @@ export const make = (options: Required<Options>): Renderer => {
   }
 
   /** Writes a run of text (no control in it) at the cursor. */
-  const write = (run: string) => {
-    if (run.length === 0) return
+  const write = (text: string) => {
+    if (text.length === 0) return
+    const run = (shifted ? g1Graphics : g0Graphics) ? toGraphics(text) : text
     const row = rows[cy]!
     if (atEnd || (typeof row === "string" && cx === codePoints(row))) {
       rows[cy] = (row as string) + run
@@ -255,7 +274,7 @@ export const make = (options: Required<Options>): Renderer => {
     col()
     if (mode === 3) return // scrollback: the lines were printed, the model keeps them
     const top = viewTop()
-    const from = mode === 1 ? top : cy + 1
+    const from = mode === 0 ? cy + 1 : top
     const to = mode === 1 ? cy - 1 : rows.length - 1
     let erased = 0
     for (let index = from; index <= to; index++) {
@@ -346,7 +365,7 @@ export const make = (options: Required<Options>): Renderer => {
         editChars(final, count)
         return
       case 0x73: // s: save cursor
-        saved = { row: base + cy, col: col() }
+        saved = { row: cy - viewTop(), col: col() }
         return
       case 0x75: // u: restore cursor
         restore()
@@ -357,7 +376,7 @@ export const make = (options: Required<Options>): Renderer => {
   }
   const restore = () => {
     if (saved === undefined) moveTo(viewTop(), 0)
-    else moveTo(saved.row - base, saved.col)
+    else moveTo(viewTop() + saved.row, saved.col)
   }
   const reset = () => {
     // RIS: the screen is cleared and the cursor goes home
@@ -373,10 +392,12 @@ export const make = (options: Required<Options>): Renderer => {
     }
     stPending = false
     otherSequences++
-    if (intermediate !== 0) return // charset designations and the like: nothing to draw
+    if (intermediate === 0x28 /* ( */) g0Graphics = final === 0x30
+    else if (intermediate === 0x29 /* ) */) g1Graphics = final === 0x30
+    if (intermediate !== 0) return // other designations and the like: nothing to draw
     switch (final) {
       case 0x37: // 7: DECSC
-        saved = { row: base + cy, col: col() }
+        saved = { row: cy - viewTop(), col: col() }
         return
       case 0x38: // 8: DECRC
         restore()
@@ -414,6 +435,12 @@ export const make = (options: Required<Options>): Renderer => {
         moved()
         cx = 0
         return
+      case 0x0e:
+      case 0x0f:
+        // SO, SI: G1 or G0 into use
+        controls++
+        shifted = code === 0x0e
+        return
       case 0x08:
         controls++
         moved()
@@ -425,7 +452,10 @@ export const make = (options: Required<Options>): Renderer => {
     }
   }
 
-  /** A C1 control (0x80-0x9f): as its 7-bit ESC form. */
+  /**
+   * A C1 control (0x80-0x9f): the introducers (CSI, OSC, DCS, SOS, PM, APC), ST, IND and NEL act
+   * as their 7-bit ESC forms; the others are dropped (as xterm does).
+   */
   const c1 = (code: number) => {
     stPending = false
     switch (code) {
@@ -447,10 +477,19 @@ export const make = (options: Required<Options>): Renderer => {
         otherSequences++
         state = State.Ground
         return
-      default:
+      case 0x84:
+        otherSequences++
         state = State.Ground
-        intermediate = 0
-        escDispatch(code - 0x40)
+        lineFeed(false)
+        return
+      case 0x85:
+        otherSequences++
+        state = State.Ground
+        lineFeed(true)
+        return
+      default:
+        otherSequences++
+        state = State.Ground
     }
   }
   const enterCsi = () => {
@@ -476,9 +515,11 @@ export const make = (options: Required<Options>): Renderer => {
       const code = chunk.charCodeAt(index++)
       if (code >= 0x80 && code <= 0x9f) {
         if (state === State.Osc || state === State.Swallow) {
-          // ST ends the string (counted when it began); other C1 codes are part of it
-          if (code === 0x9c) state = State.Ground
-          continue
+          // ST ends the string (counted when it began); another C1 control cuts it short and acts
+          if (code === 0x9c) {
+            state = State.Ground
+            continue
+          }
         }
         c1(code)
         continue
@@ -507,6 +548,12 @@ export const make = (options: Required<Options>): Renderer => {
       }
       if (code === 0x7f) {
         controls++
+        continue
+      }
+      if (code >= 0xa0 && state !== State.Ground) {
+        // a character no sequence can hold: the sequence is cut short and the character dropped
+        otherSequences++
+        state = State.Ground
         continue
       }
       switch (state) {
@@ -600,7 +647,7 @@ export const make = (options: Required<Options>): Renderer => {
   return {
     push(chunk) {
       if (ended || chunk.length === 0) return []
-      if (state === State.Ground && !SPECIAL.test(chunk)) plain(chunk)
+      if (state === State.Ground && !g0Graphics && !shifted && !SPECIAL.test(chunk)) plain(chunk)
       else parse(chunk)
       // a row the cursor left at its end stays cheap to append to
       if (!atEnd && cy === rows.length - 1 && rows[cy] === "" && cx === 0) atEnd = true
