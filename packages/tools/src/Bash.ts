@@ -86,6 +86,15 @@ export const chunkBytes = (chunk: BashChunk): Uint8Array | undefined => Chunk.by
 
 const Omitted = Schema.Struct({ bytes: Schema.Number, lines: Schema.Number })
 
+const RenderCounts = Schema.Struct({
+  progressFrames: Schema.Number,
+  colourCodes: Schema.Number,
+  otherSequences: Schema.Number,
+  linesErased: Schema.Number,
+  controls: Schema.Number,
+  clippedChars: Schema.Number
+})
+
 /**
  * The answer of a call (also the `partial` of a timeout or abort).
  *
@@ -93,6 +102,7 @@ const Omitted = Schema.Struct({ bytes: Schema.Number, lines: Schema.Number })
  * ```
  * exit code: 0 · duration: 0.42s          (or "terminated by signal: SIGKILL", "timed out after 5s", "aborted")
  * <one line naming stopped processes, only when some were>
+ * <per stream, what rendering changed, only when it changed something (tools README)>
  * --- stdout ---                           (only when stdout is not empty)
  * <stdout excerpt, marker appended when cut>
  * --- stderr ---                           (only when stderr is not empty)
@@ -128,6 +138,11 @@ export const BashResult = Schema.Struct({
   spill: Schema.Struct({ stdout: Schema.optional(Schema.String), stderr: Schema.optional(Schema.String) }),
   /** The `seq` of the last chunk of each stream; null when the stream emitted none. */
   lastSeq: Schema.Struct({ stdout: Schema.NullOr(Schema.Number), stderr: Schema.NullOr(Schema.Number) }),
+  /**
+   * What rendering changed per stream (`output` is rendered text; `stdout`/`stderr` keep the
+   * bytes), present when it changed anything.
+   */
+  rendering: Schema.optional(Schema.Struct({ stdout: RenderCounts, stderr: RenderCounts })),
   /** Every pid this call signalled: leftovers after the exit, or the tree on timeout or abort. */
   killedPids: Schema.Array(Schema.Number),
   /** How the tree was contained (`Supervisor.Containment`) and what could not be stopped. */
