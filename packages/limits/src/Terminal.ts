@@ -24,6 +24,7 @@
  * @since 0.1.0
  */
 import * as internal from "./internal/terminal.js"
+import * as Newlines from "./Newlines.js"
 
 /**
  * What rendering changed, counted exactly.
@@ -159,22 +160,9 @@ export const changed = (counts: Counts): boolean => counts.colourCodes > 0 || ch
  * The index of the first byte of UTF-8 `bytes` that rendering would act on (a C0 control other
  * than `\t` and `\n`, DEL, or a C1 control, U+0080–U+009F, encoded `C2 80`–`C2 9F`), or -1 when
  * there is none: text with none renders to itself. A `C2` that ends the bytes counts as one (its
- * next byte is in the next read).
+ * next byte is in the next read). Vectorised (see `Newlines.firstControl`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const firstControl = (bytes: Uint8Array): number => {
-  const length = bytes.length
-  for (let index = 0; index < length; index++) {
-    const byte = bytes[index]!
-    if (byte < 0x20) {
-      if (byte !== 0x0a && byte !== 0x09) return index
-    } else if (byte === 0x7f) return index
-    else if (byte === 0xc2) {
-      const next = index + 1 < length ? bytes[index + 1]! : 0x80
-      if (next >= 0x80 && next <= 0x9f) return index
-    }
-  }
-  return -1
-}
+export const firstControl = (bytes: Uint8Array): number => Newlines.firstControl(bytes)

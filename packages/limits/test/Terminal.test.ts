@@ -199,6 +199,44 @@ describe("Terminal", () => {
     }
   )
 
+  it.prop(
+    "firstControl finds the first byte a terminal acts on, as a byte-by-byte scan does",
+    {
+      bytes: fc
+        .tuple(
+          fc.integer({ min: 0, max: 5000 }),
+          fc.array(
+            fc.tuple(
+              fc.nat(),
+              fc.constantFrom(0x00, 0x07, 0x09, 0x0a, 0x0d, 0x1b, 0x1f, 0x7f, 0xc2, 0x9b, 0xa9)
+            ),
+            {
+              maxLength: 4
+            }
+          )
+        )
+        .map(([length, marks]) => {
+          const bytes = new Uint8Array(length).fill(0x61)
+          for (const [at, byte] of marks) if (length > 0) bytes[at % length] = byte
+          return bytes
+        })
+    },
+    ({ bytes }) => {
+      let expected = -1
+      for (let index = 0; index < bytes.length && expected === -1; index++) {
+        const byte = bytes[index]!
+        const next = index + 1 < bytes.length ? bytes[index + 1]! : 0x80
+        const control =
+          (byte < 0x20 && byte !== 0x09 && byte !== 0x0a) ||
+          byte === 0x7f ||
+          (byte === 0xc2 && next >= 0x80 && next <= 0x9f)
+        if (control) expected = index
+      }
+      assert.strictEqual(Terminal.firstControl(bytes), expected)
+    },
+    { fastCheck: { numRuns: 2000 } }
+  )
+
   it("a \\r progress bar becomes its last frame, counted; colour codes are counted", () => {
     let input = ""
     for (let percent = 1; percent <= 50; percent++) input += `\rprogress ${percent * 2}%`
