@@ -85,27 +85,40 @@ describe("toolcap call Bash: the model reads rendered text", () => {
     assert.strictEqual(data, execFileSync("bash", ["-c", PROGRESS]).toString("utf8"))
   })
 
-  it("colour only: rendered, counted, no copy kept when nothing was cut", async () => {
+  it("colour only (ls): rendered, counted, no copy kept when nothing was cut", async () => {
+    const result = resultOf((await call("ls --color=always")).stdout)
+    const output = result["output"] as string
+    assert.strictEqual(stdoutSection(output), "notes.txt\nsrc")
+    assert.isFalse(CONTROL.test(output))
+    assert.include(result["stdout"] as string, ESC)
+    assert.isUndefined((result["spill"] as Json)["stdout"])
+    assert.match(output, /stdout rendered as a terminal shows it: \d+ colour codes removed\.\n/)
+  })
+
+  it("grep's colour and erase-in-line: rendered, and the raw copy kept (more than colour changed)", async () => {
     const result = resultOf((await call("grep --color=always needle notes.txt")).stdout)
     const output = result["output"] as string
     assert.strictEqual(stdoutSection(output), "needle here")
     assert.isFalse(CONTROL.test(output))
-    assert.include(result["stdout"] as string, ESC)
-    assert.isUndefined((result["spill"] as Json)["stdout"])
-    assert.match(output, /stdout rendered as a terminal shows it: \d+ colour codes removed\./)
+    assert.include(result["stdout"] as string, `${ESC}[K`)
+    const spill = (result["spill"] as Json)["stdout"] as string
+    assert.deepStrictEqual(
+      fs.readFileSync(spill),
+      execFileSync("grep", ["--color=always", "needle", "notes.txt"], { cwd: dirs.workspace })
+    )
+    assert.match(
+      output,
+      /colour codes removed, \d+ other escape sequences removed\. Raw bytes: Full output saved to /
+    )
   })
 
-  it("real colour programs render to their plain text: git log, ls", async () => {
+  it("a real colour program renders to its plain text: git log", async () => {
     const log = resultOf((await call("git -c color.ui=always log --decorate")).stdout)
     const logText = stdoutSection(log["output"] as string)
     assert.isFalse(CONTROL.test(logText))
     assert.match(logText, /^commit [0-9a-f]{40} \(HEAD -> \w+\)\n/)
     assert.include(logText, "    first commit")
     assert.include(log["stdout"] as string, ESC)
-    const listing = resultOf((await call("ls --color=always")).stdout)
-    const listText = stdoutSection(listing["output"] as string)
-    assert.strictEqual(listText, "notes.txt\nsrc")
-    assert.include(listing["stdout"] as string, ESC)
   })
 
   it("plain output is untouched: no notice, no rendering field", async () => {
