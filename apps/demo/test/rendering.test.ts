@@ -1,4 +1,4 @@
-// Bash output as the model reads it, through `toolcap call Bash` on real programs (rules R5-R7):
+// Bash output as the model reads it, through `toolcap call Bash` on real programs (rules T5-T7):
 // rendered as a terminal shows it, counted in the notice; the raw bytes stay in the `stdout` field,
 // the UI chunks and the spill copy.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"

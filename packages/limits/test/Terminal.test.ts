@@ -1,4 +1,4 @@
-// The terminal renderer (rules R1-R4): differential against a real emulator (@xterm/headless),
+// The terminal renderer (rules T1-T4): differential against a real emulator (@xterm/headless),
 // and its own laws (no control byte out, chunking does not matter, bounded rows, exact counts).
 //
 // The generator's alphabet: text runs of printable ASCII and a few width-1 letters (é ß Ω ж),

@@ -1,4 +1,4 @@
-// A Bash stream's rendered capture (rules R5): whatever the reads, and however much plain output
+// A Bash stream's rendered capture (rules T5): whatever the reads, and however much plain output
 // comes before the first control byte, it holds exactly the renderer's text of the whole stream,
 // while the raw capture keeps the bytes.
 import { assert, describe, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * One Bash stream as the model reads it: the stream rendered as a terminal shows it (rules R5),
+ * One Bash stream as the model reads it: the stream rendered as a terminal shows it (rules T5),
  * into its own captures (the budgets count rendered text). Plain output — no byte rendering acts
  * on, the common case — renders to itself, so it is not decoded: its bytes go to the captures as
  * they are, and only its last `WINDOW_BYTES` (whole lines) are held back, because a later `\r` or

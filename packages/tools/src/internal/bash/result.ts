@@ -76,7 +76,7 @@ interface StreamReport {
 /**
  * Cuts one stream's raw and rendered captures to its result budget; saves the stream's raw copy
  * (the whole stream, or its head and tail) when either was cut or when rendering changed more
- * than colour (rules R6), and names it in the markers as what it is.
+ * than colour (rules T6), and names it in the markers as what it is.
  */
 const reportStream = (output: Output.StreamOutput, budget: Budget): Effect.Effect<StreamReport> =>
   Effect.gen(function* () {
