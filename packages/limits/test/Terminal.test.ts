@@ -208,16 +208,32 @@ describe("Terminal", () => {
           fc.array(
             fc.tuple(
               fc.nat(),
-              fc.constantFrom(0x00, 0x07, 0x09, 0x0a, 0x0d, 0x1b, 0x1f, 0x7f, 0xc2, 0x9b, 0xa9)
+              // single controls and C1 pairs (C2 9B is CSI; C2 A9 is ©, not a control)
+              fc.constantFrom(
+                [0x00],
+                [0x07],
+                [0x09],
+                [0x0a],
+                [0x0d],
+                [0x1b],
+                [0x1f],
+                [0x7f],
+                [0xc2],
+                [0xc2, 0x9b],
+                [0xc2, 0x85],
+                [0xc2, 0xa9],
+                [0xc3, 0xa9]
+              )
             ),
-            {
-              maxLength: 4
-            }
+            { maxLength: 4 }
           )
         )
         .map(([length, marks]) => {
           const bytes = new Uint8Array(length).fill(0x61)
-          for (const [at, byte] of marks) if (length > 0) bytes[at % length] = byte
+          for (const [at, sequence] of marks)
+            sequence.forEach((byte, offset) => {
+              if (length > 0) bytes[(at + offset) % length] = byte
+            })
           return bytes
         })
     },
