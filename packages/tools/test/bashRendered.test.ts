@@ -2,9 +2,13 @@
 // comes before the first control byte, it holds exactly the renderer's text of the whole stream,
 // while the raw capture keeps the bytes.
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as fs from "node:fs"
 import { Terminal, Utf8 } from "@toolcap/limits"
+import { Bash } from "@toolcap/tools"
 import * as Output from "../src/internal/bash/output.js"
+import { testEnv } from "./bashFixtures.js"
 
 const ESC = "\x1b"
 
@@ -80,4 +84,58 @@ describe("Bash rendered capture", () => {
     assert.strictEqual(output.renderedCapture().head!.text, "ab")
     assert.strictEqual(output.renderCounts().colourCodes, 1)
   })
+})
+
+const PROGRESS = 'for i in $(seq 1 400); do printf "\\rstep %d of 400" $i; done; printf "\\n"'
+
+describe("Bash rendered result (real processes)", () => {
+  it.scopedLive(
+    "budgets count rendered text: 400 frames fit a 64-byte budget as one line, the raw field is cut",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* testEnv({ shellStdoutMaxBytes: 64 })
+        const result = yield* Bash.run({ command: PROGRESS }).pipe(Effect.provide(env.layer))
+        assert.include(result.output, "--- stdout ---\nstep 400 of 400")
+        assert.isUndefined(result.truncation.stdout)
+        // the raw excerpt is cut to the same budget and marked
+        assert.include(result.stdout, "[truncated: no complete line fits the 0.062KB limit")
+        assert.isTrue(result.truncated)
+        assert.strictEqual(result.rendering?.stdout.progressFrames, 399)
+        assert.include(result.output, "stdout rendered as a terminal shows it: 399 progress frames collapsed")
+      })
+  )
+
+  it.scopedLive(
+    "more than colour changed: the raw copy is kept and named though nothing was cut; colour only keeps none",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* testEnv()
+        const progress = yield* Bash.run({ command: PROGRESS }).pipe(Effect.provide(env.layer))
+        const copy = progress.spill.stdout!
+        assert.isFalse(progress.truncated)
+        assert.include(progress.output, `Raw bytes: Full output saved to ${copy}`)
+        assert.include(fs.readFileSync(copy, "utf8"), "\rstep 1 of 400\rstep 2 of 400")
+        const colour = yield* Bash.run({ command: "printf '\\033[32mok\\033[0m\\n'" }).pipe(
+          Effect.provide(env.layer)
+        )
+        assert.isUndefined(colour.spill.stdout)
+        assert.include(
+          colour.output,
+          "stdout rendered as a terminal shows it: 2 colour codes removed.\n--- stdout ---\nok"
+        )
+        assert.strictEqual(colour.stdout, "\x1b[32mok\x1b[0m\n")
+      })
+  )
+
+  it.scopedLive("stderr is rendered too, keeping its tail", () =>
+    Effect.gen(function* () {
+      const env = yield* testEnv()
+      const result = yield* Bash.run({ command: "printf 'warn\\r\\033[Kerror: boom\\n' >&2" }).pipe(
+        Effect.provide(env.layer)
+      )
+      assert.include(result.output, "--- stderr ---\nerror: boom")
+      assert.notInclude(result.output, "\r")
+      assert.strictEqual(result.rendering?.stderr.progressFrames, 1)
+    })
+  )
 })
