@@ -136,7 +136,11 @@ export const BashResult = Schema.Struct({
     /** Pids of the tree still alive when the call returned (another user's, or stuck after SIGKILL). */
     survivors: Schema.Array(Schema.Number),
     /** True when a process outside the tree still held the output pipes open at the end. */
-    pipesHeld: Schema.Boolean
+    pipesHeld: Schema.Boolean,
+    /** Processes the call did not start found in its cgroup: moved back, never signalled. */
+    foreign: Schema.optional(Schema.Array(Supervisor.ForeignMember)),
+    /** Frozen cgroups the stop thawed before stopping the call. */
+    thawed: Schema.optional(Schema.Number)
   }),
   /** The bounded combined text for the model (layout above). */
   output: Schema.String

@@ -259,7 +259,33 @@ export interface Stopped {
   readonly pipesHeld: boolean
   /** What the kernel counted against a `cgroup` memory ceiling (none otherwise). */
   readonly memory?: { readonly reached: boolean; readonly oomKills: number } | undefined
+  /**
+   * Processes the call did not start, found in its cgroup (a call that may write to cgroup files
+   * can move any process it names there, the host included): each moved back to the cgroup it
+   * came from (`movedTo`; undefined when the kernel refused) and never signalled.
+   */
+  readonly foreign?: ReadonlyArray<ForeignMember> | undefined
+  /** Frozen cgroups (v2 `cgroup.freeze`, the v1 freezer) the stop thawed first. */
+  readonly thawed?: number | undefined
 }
+
+/**
+ * A process found in a call's cgroup that the call did not start (see `Stopped.foreign`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ForeignMember = Schema.Struct({
+  pid: Schema.Number,
+  /** The cgroup it was moved back to; absent when the kernel refused the move. */
+  movedTo: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ForeignMember = typeof ForeignMember.Type
 
 /**
  * A started process, valid in the scope `start` ran in.

@@ -120,6 +120,19 @@ const headline = (
       `could not stop ${termination.survivors.length} process(es) still alive after SIGKILL: ${listPids(termination.survivors)}`
     )
   }
+  const foreign = termination.foreign ?? []
+  if (foreign.length > 0) {
+    const back = foreign.filter((member) => member.movedTo !== undefined)
+    lines.push(
+      `left alone ${foreign.length} process(es) the call did not start, found in its cgroup: ${listPids(foreign.map((member) => member.pid))}` +
+        (back.length === foreign.length
+          ? " (each moved back to the cgroup it came from)"
+          : ` (${foreign.length - back.length} could not be moved out of the call's cgroup)`)
+    )
+  }
+  if ((termination.thawed ?? 0) > 0) {
+    lines.push(`thawed ${termination.thawed} frozen cgroup(s) of the call before stopping it`)
+  }
   const ceiling = termination.memoryCeiling
   if (ceiling !== undefined && termination.memory?.reached === true) {
     const kills = termination.memory.oomKills

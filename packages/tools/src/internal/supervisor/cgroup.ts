@@ -19,6 +19,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
 import * as Confine from "./confine.js"
+import * as Membership from "./membership.js"
 import * as Proc from "./process.js"
 import { MAX_POLL_MS, type Member, type TreeOps } from "./terminate.js"
 
@@ -264,29 +265,55 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
 
 /**
  * The members of the call cgroup `dir` and of every cgroup below it, for the shared stop: read
- * from the cgroups (no scan of /proc) once `cgroup.events` says one is left, and ended all at once
- * by `cgroup.kill` whoever owns them, those forked meanwhile too (one by one where the kernel
- * refuses it). A member already on its way out (its pipes closed, say, a moment before it leaves
- * the cgroup) is neither signalled nor reported: removing the cgroup waits for it to go.
+ * from the cgroups (no scan of /proc) once `cgroup.events` says one is left, each checked against
+ * the call (./membership.ts): a foreign one (the host, or any process the call moved in) is moved
+ * back to the cgroup it came from and reported in `foreign()`, never signalled. Frozen cgroups are
+ * thawed first. The call's own are ended all at once by `cgroup.kill` whoever owns them, those
+ * forked meanwhile too, once a last check found no foreign member left (else, or where the kernel
+ * refuses it, one by one). A member already on its way out (its pipes closed, say, a moment
+ * before it leaves the cgroup) is neither signalled nor reported: removing the cgroup waits for
+ * it to go.
  */
-export const treeOps = (dir: string): TreeOps<Member> => {
-  const live = Effect.sync(() =>
-    populated(dir)
-      ? members(dir)
-          .filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
-          .map((pid) => ({ pid, key: String(pid) }))
-      : []
-  )
+export const treeOps = (
+  dir: string,
+  call: Membership.Call
+): TreeOps<Member> & {
+  readonly foreign: () => Array<{ readonly pid: number; readonly movedTo?: string }>
+  readonly thawed: () => number
+} => {
+  const checker = Membership.checker(call)
+  const foreign = new Map<number, string | undefined>()
+  let thawed = -1
+  /** The call's own live members now; foreign ones moved out (true when every one could be). */
+  const own = (): { readonly pids: Array<number>; readonly allMoved: boolean } => {
+    if (!populated(dir)) return { pids: [], allMoved: true }
+    if (thawed < 0) thawed = Membership.thawV2(subtree(dir))
+    const split = checker.check(members(dir).filter((pid) => Procfs.readProcess(pid)?.exiting !== true))
+    let allMoved = true
+    for (const stranger of split.foreign) {
+      const moved = Membership.moveTo(stranger.home, stranger.pid)
+      allMoved &&= moved
+      if (moved || !foreign.has(stranger.pid)) foreign.set(stranger.pid, moved ? stranger.home : undefined)
+    }
+    thawed += Membership.thawV1(split.own)
+    return { pids: split.own, allMoved }
+  }
+  const live = Effect.sync(() => own().pids.map((pid) => ({ pid, key: String(pid) })))
   return {
     scan: live,
     poll: () => Effect.map(live, (alive) => ({ live: alive, full: true })),
     term: (alive) => alive.map((member) => Proc.sendSignal(member.pid, "SIGTERM")),
-    kill: (alive) =>
-      kill(dir)
+    kill: (alive) => {
+      // the last check right before the kill: cgroup.kill only when no foreign member is left
+      const last = own()
+      return last.allMoved && kill(dir)
         ? alive.map(() => "sent" as const)
-        : alive.map((member) => Proc.sendSignal(member.pid, "SIGKILL")),
+        : alive.map((member) => Proc.sendSignal(member.pid, "SIGKILL"))
+    },
     killReachesAll: true,
-    wait: (stepMs) => Effect.sleep(Duration.millis(stepMs))
+    wait: (stepMs) => Effect.sleep(Duration.millis(stepMs)),
+    foreign: () => [...foreign].map(([pid, movedTo]) => (movedTo === undefined ? { pid } : { pid, movedTo })),
+    thawed: () => Math.max(0, thawed)
   }
 }
 

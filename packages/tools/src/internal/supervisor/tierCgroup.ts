@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import type * as Scope from "effect/Scope"
+import * as path from "node:path"
 import type { ToolError } from "@toolcap/limits"
 import { Procfs } from "@toolcap/spill"
 import type { Command, Containment, TreeOptions } from "../../Supervisor.js"
@@ -57,6 +58,9 @@ const noop = () => {}
 export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { entry, parent, watchdog } = options
+    // where a foreign member goes back to when the cgroup it came from cannot be read: the host's
+    // own cgroup, read now (a call may move the host into its cgroup later)
+    const home = homeCgroup(parent)
     const layerScope = yield* Effect.scope
     // the launcher server, started from the layer's second launch on (a host that makes one call
     // starts none)
@@ -196,7 +200,19 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                   unregisterCgroup()
                   yield* releaseParentSoon
                 } else {
-                  stopped = yield* terminate(Cgroup.treeOps(dir), tree)
+                  const ops = Cgroup.treeOps(dir, {
+                    runId: tree.runId,
+                    rootPid: started.pid,
+                    rootStartTime: startedAt,
+                    dir,
+                    mount: home.mount,
+                    home: home.dir
+                  })
+                  stopped = yield* terminate(ops, tree)
+                  const foreign = ops.foreign()
+                  const thawed = ops.thawed()
+                  if (foreign.length > 0) stopped = { ...stopped, foreign }
+                  if (thawed > 0) stopped = { ...stopped, thawed }
                   // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
                   // for (the lifeline keeps it registered, the watchdog retries when the host ends)
                   yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
@@ -226,6 +242,13 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     }
     return tier
   })
+
+/** The host's cgroup v2 now, and the mount; the parent's parent when it cannot be read. */
+const homeCgroup = (parent: string): { readonly mount: string; readonly dir: string } => {
+  const cg = Procfs.cgroup2()
+  if (cg === undefined) return { mount: path.dirname(path.dirname(parent)), dir: path.dirname(parent) }
+  return { mount: cg.mount, dir: path.join(cg.mount, cg.own) }
+}
 
 /** The process when it runs (not a zombie). */
 const alive = (info: Procfs.ProcessInfo | undefined): Procfs.ProcessInfo | undefined =>
@@ -261,6 +284,7 @@ const stopEscapedShell = (
 
 /** Two stops' pids together, ascending. */
 const joinStops = (first: TreeStop, second: TreeStop): TreeStop => ({
+  ...first,
   signalled: joinPids(first.signalled, second.signalled),
   killed: joinPids(first.killed, second.killed),
   unstoppable: joinPids(first.unstoppable, second.unstoppable),
