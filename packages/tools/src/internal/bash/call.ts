@@ -161,7 +161,8 @@ export const call = (
                   // the end of a call takes at most kill grace + drain grace (plus one short read)
                   killWaitMs: budgets.bashDrainGraceMs,
                   drainMs: budgets.bashDrainGraceMs,
-                  memoryMaxBytes: budgets.bashMemoryMaxBytes
+                  memoryMaxBytes: budgets.bashMemoryMaxBytes,
+                  tasksMax: budgets.bashTasksMax
                 }
               })
               .pipe(

@@ -142,7 +142,13 @@ const headline = (
     )
   } else if (ceiling?.enforcedBy === "rlimit" && !(ending.kind === "Exited" && status?.code === 0)) {
     lines.push(
-      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process applied: an allocation past it fails inside the program`
+      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process (${ceiling.mechanism ?? "rlimit"}) applied: an allocation past it fails inside the program`
+    )
+  }
+  const tasks = termination.taskLimit
+  if (tasks !== undefined && termination.tasks?.reached === true) {
+    lines.push(
+      `the call reached its task limit of ${tasks.maxTasks} processes and threads: the kernel refused ${termination.tasks.forkFailures} fork(s) (EAGAIN, "Resource temporarily unavailable")`
     )
   }
   if (termination.pipesHeld) {
@@ -162,6 +168,8 @@ const terminationOf = (termination: Termination): BashResult["termination"] => {
     pipesHeld,
     signalled: _signalled,
     survivors,
+    tasks,
+    taskLimit,
     unstoppable,
     ...containment
   } = termination
@@ -170,6 +178,9 @@ const terminationOf = (termination: Termination): BashResult["termination"] => {
     ...(memoryCeiling === undefined
       ? {}
       : { memoryCeiling: memory === undefined ? memoryCeiling : { ...memoryCeiling, ...memory } }),
+    ...(taskLimit === undefined
+      ? {}
+      : { taskLimit: tasks === undefined ? taskLimit : { ...taskLimit, ...tasks } }),
     survivors: [...unstoppable, ...survivors],
     pipesHeld
   }

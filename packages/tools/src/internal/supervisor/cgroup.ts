@@ -317,57 +317,6 @@ export const treeOps = (
   }
 }
 
-const hasMemory = (file: string): boolean => {
-  try {
-    return /(^|\s)memory(\s|$)/.test(fs.readFileSync(file, "latin1"))
-  } catch {
-    return false
-  }
-}
-
-/**
- * Why call cgroups under `parent` cannot get `memory.max`, or undefined when they can: the memory
- * controller must be enabled for `parent` by the cgroup above it (toolcap enables it below
- * `parent` itself, never above: that is the host's own cgroup or the system's).
- */
-export const memoryUnavailable = (parent: string): string | undefined =>
-  hasMemory(path.join(path.dirname(parent), "cgroup.subtree_control"))
-    ? undefined
-    : `the cgroup v2 memory controller is not enabled for ${parent}`
-
-/**
- * Sets the call cgroup's memory ceiling, swap included (so the ceiling is the call's whole memory
- * on this machine), enabling the controller below the parent first; why not, when it cannot.
- */
-export const limitMemory = (parent: string, dir: string, bytes: number): string | undefined => {
-  try {
-    const control = path.join(parent, "cgroup.subtree_control")
-    if (!hasMemory(control)) fs.writeFileSync(control, "+memory")
-    fs.writeFileSync(path.join(dir, "memory.max"), String(bytes))
-  } catch (error) {
-    return `memory.max could not be set on the call's cgroup (${(error as Error).message})`
-  }
-  try {
-    fs.writeFileSync(path.join(dir, "memory.swap.max"), "0")
-  } catch {
-    // no swap accounting here: the ceiling already bounds what the call holds in memory
-  }
-  return undefined
-}
-
-/** What the kernel counted against the call cgroup's memory ceiling (its whole subtree). */
-export const memoryEvents = (dir: string): { readonly reached: boolean; readonly oomKills: number } => {
-  let text = ""
-  try {
-    text = fs.readFileSync(path.join(dir, "memory.events"), "latin1")
-  } catch {
-    // gone, or no memory controller: nothing counted
-  }
-  const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1] ?? 0)
-  const oomKills = count("oom_kill")
-  return { reached: count("max") > 0 || count("oom") > 0 || oomKills > 0, oomKills }
-}
-
 /**
  * The startup sweep: every call cgroup under `parent` whose owning host (pid and start time, from
  * its name `<pid36>-<start36>-<random>`) no longer runs is killed and removed.

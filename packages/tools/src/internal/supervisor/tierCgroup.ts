@@ -16,6 +16,7 @@ import * as path from "node:path"
 import type { ToolError } from "@toolcap/limits"
 import { Procfs } from "@toolcap/spill"
 import type { Command, Containment, TreeOptions } from "../../Supervisor.js"
+import * as Bounds from "./bounds.js"
 import * as Cgroup from "./cgroup.js"
 import * as Confine from "./confine.js"
 import * as Group from "./group.js"
@@ -44,6 +45,8 @@ export interface Options {
   readonly watchdog: Watchdog
   /** The launcher this layer runs and whether calls get Landlock scopes. */
   readonly guards: Confine.LayerGuards
+  /** How calls' memory ceilings and task limits are applied here. */
+  readonly bounds: Bounds.Decider
   readonly containment: Containment
 }
 
@@ -68,8 +71,6 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     let launches = 0
     let closed = false
     const launcher = options.guards.launcher
-    // decided once: whether call cgroups here can get memory.max (read only when a call asks)
-    let memoryRefused: string | undefined | null = null
     const startServer = () => {
       if (closed || launcher === undefined || (server !== undefined && Launcher.usable(server))) return
       try {
@@ -145,15 +146,9 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           if (dir === undefined) {
             return yield* Launch.spawnFailed(command.file, command.cwd, "could not create the call's cgroup")
           }
-          // the memory ceiling on the cgroup where the kernel offers it, else per process
-          const maxBytes = tree.memoryMaxBytes ?? 0
-          let cgroupRefused: string | undefined
-          if (maxBytes > 0) {
-            if (memoryRefused === null) memoryRefused = Cgroup.memoryUnavailable(parent)
-            cgroupRefused = memoryRefused ?? Cgroup.limitMemory(parent, dir, maxBytes)
-          }
-          const call = Confine.forCall(options.guards, options.containment, maxBytes, cgroupRefused)
-          const memoryByCgroup = call.containment.memoryCeiling?.enforcedBy === "cgroup"
+          // the memory ceiling and the task limit on the best mechanism here (./bounds.ts)
+          const bounds = options.bounds.forCall(tree.runId, dir, tree.memoryMaxBytes ?? 0, tree.tasksMax ?? 0)
+          const call = Confine.forCall(options.guards, options.containment, bounds)
           // registered before the spawn: a host that dies right after it still has its lifeline. A run
           // id of this layer is covered by one standing registration of all its call cgroups (no
           // message to the watchdog per call); any other is registered for the call's life.
@@ -183,7 +178,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             launched && command.stdin === undefined ? serve(dir, command, env, call.guards) : undefined
           const started = yield* (
             served === undefined ? spawnHere : callServer(served, spawnHere, command)
-          ).pipe(Effect.tapError(() => removeCgroup(0)))
+          ).pipe(Effect.tapError(() => Effect.zipRight(removeCgroup(0), Effect.sync(bounds.discard))))
           // to tell the process Node started from a later one with its pid (a server reaps its launcher)
           const startedAt = Procfs.startTimeOf(started.pid)
           return {
@@ -191,8 +186,8 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             containment: call.containment,
             stop: () =>
               Effect.gen(function* () {
-                // read before the cgroup goes: what the kernel counted against the call's ceiling
-                const memory = memoryByCgroup ? Cgroup.memoryEvents(dir) : undefined
+                // read before the cgroups go: what the kernel counted against the call's bounds
+                const counted = bounds.counted()
                 // the common end, every member gone: the kernel removes only an empty cgroup, so one
                 // successful removal is the whole stop (no listing of members)
                 let stopped = nothingStopped
@@ -235,7 +230,9 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                     }
                   }
                 }
-                return memory === undefined ? stopped : { ...stopped, memory }
+                // the v1 cgroups empty with the call's processes (the launcher never joins them)
+                yield* bounds.remove(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+                return { ...stopped, ...counted }
               })
           }
         })
