@@ -140,7 +140,9 @@ export const BashResult = Schema.Struct({
     /** Processes the call did not start found in its cgroup: moved back, never signalled. */
     foreign: Schema.optional(Schema.Array(Supervisor.ForeignMember)),
     /** Frozen cgroups the stop thawed before stopping the call. */
-    thawed: Schema.optional(Schema.Number)
+    thawed: Schema.optional(Schema.Number),
+    /** Files the call left in /dev/shm, removed when it ended (their names). */
+    shmRemoved: Schema.optional(Schema.Array(Schema.String))
   }),
   /** The bounded combined text for the model (layout above). */
   output: Schema.String

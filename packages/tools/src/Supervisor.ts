@@ -318,6 +318,8 @@ export interface Stopped {
   readonly foreign?: ReadonlyArray<ForeignMember> | undefined
   /** Frozen cgroups (v2 `cgroup.freeze`, the v1 freezer) the stop thawed first. */
   readonly thawed?: number | undefined
+  /** Files the call left in /dev/shm, removed when it ended (see `Options.shmCleanup`). */
+  readonly shmRemoved?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -441,6 +443,13 @@ export interface Options {
    * v1 memory and pids controllers where v2 lacks them, as on a hybrid host).
    */
   readonly cgroupV1?: boolean | undefined
+  /**
+   * `false` leaves the files a call wrote to /dev/shm when it ends (default: removed, where no
+   * private /dev/shm was mounted for it: memory that would stay pinned after the call). A file is
+   * the call's when it appeared during the call, is the host user's, and no process holds it
+   * open or mapped at the end.
+   */
+  readonly shmCleanup?: boolean | undefined
 }
 
 /**

@@ -130,6 +130,15 @@ const headline = (
           : ` (${foreign.length - back.length} could not be moved out of the call's cgroup)`)
     )
   }
+  const shm = termination.shmRemoved ?? []
+  if (shm.length > 0) {
+    lines.push(
+      `removed ${shm.length} file(s) the call left in /dev/shm: ${shm
+        .slice(0, 5)
+        .map((name) => JSON.stringify(name))
+        .join(", ")}${shm.length > 5 ? ", ..." : ""}`
+    )
+  }
   if ((termination.thawed ?? 0) > 0) {
     lines.push(`thawed ${termination.thawed} frozen cgroup(s) of the call before stopping it`)
   }

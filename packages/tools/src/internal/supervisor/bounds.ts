@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { MemoryCeiling, TaskLimit } from "../../Supervisor.js"
 import * as V1 from "./cgroupV1.js"
+import * as Shm from "./shm.js"
 import type { Watchdog } from "./lifeline.js"
 
 /** What a layer allows its calls' bounds to use. */
@@ -25,6 +26,8 @@ export interface LayerOptions {
   readonly memoryController: boolean
   /** false: no cgroup v1 hierarchy (Supervisor option `cgroupV1`). */
   readonly cgroupV1: boolean
+  /** false: a call's `/dev/shm` files are left when it ends (Supervisor option `shmCleanup`). */
+  readonly shmCleanup: boolean
   readonly watchdog: Watchdog
   /** Run ids of this layer start with it (one standing lifeline rule per v1 parent). */
   readonly runIdPrefix: string
@@ -48,6 +51,8 @@ export interface CallBounds {
   readonly remove: (waitMs: number) => Effect.Effect<void>
   /** Drops what was made when the call could not start. */
   readonly discard: () => void
+  /** Removes the files the call left in `/dev/shm` (once its processes are gone): their names. */
+  readonly removeShm: () => Array<string>
 }
 
 const noop = () => {}
@@ -129,6 +134,7 @@ export const make = (options: LayerOptions) => {
     return v2Refused[name]
   }
   const registered = new Set<string>()
+  const shmCalls = Shm.registry()
   /** The lifeline for a v1 call cgroup: one standing rule per parent for this layer's run ids. */
   const register = (parent: string, dir: string, runId: string): (() => void) => {
     if (runId.startsWith(options.runIdPrefix)) {
@@ -149,8 +155,10 @@ export const make = (options: LayerOptions) => {
       runId: string,
       v2Dir: string | undefined,
       memoryMaxBytes: number,
-      tasksMax: number
+      tasksMax: number,
+      startedAt: number
     ): CallBounds => {
+      const shm = options.shmCleanup ? Shm.track(shmCalls, runId, startedAt) : undefined
       const v1Dirs: Array<{ readonly dir: string; readonly unregister: () => void }> = []
       const reasons: Array<string> = []
       const onV1 = (controller: V1.Controller, limit: number): string | undefined => {
@@ -249,7 +257,9 @@ export const make = (options: LayerOptions) => {
             (made) => Effect.map(V1.removeDir(made.dir, waitMs), (removed) => removed && made.unregister()),
             { discard: true }
           ),
+        removeShm: () => shm?.end() ?? [],
         discard: () => {
+          shm?.end()
           for (const made of v1Dirs) {
             try {
               fs.rmdirSync(made.dir)

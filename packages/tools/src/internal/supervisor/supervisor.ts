@@ -224,6 +224,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         v2Parent: detected?.parent,
         memoryController: options.memoryController ?? true,
         cgroupV1: options.cgroupV1 ?? true,
+        shmCleanup: options.shmCleanup ?? true,
         watchdog,
         runIdPrefix: yield* runIdPrefix,
         probeName: yield* probeName

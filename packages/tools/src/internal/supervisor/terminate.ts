@@ -53,6 +53,8 @@ export interface TreeStop {
   readonly tasks?: { readonly reached: boolean; readonly forkFailures: number } | undefined
   /** Members the call did not start (moved into its cgroup from outside): moved back, never signalled. */
   readonly foreign?: ReadonlyArray<{ readonly pid: number; readonly movedTo?: string }> | undefined
+  /** Files the call left in /dev/shm, removed when it ended. */
+  readonly shmRemoved?: ReadonlyArray<string> | undefined
   /** Frozen cgroups (v2 `cgroup.freeze`, v1 freezer) thawed before the stop. */
   readonly thawed?: number | undefined
 }

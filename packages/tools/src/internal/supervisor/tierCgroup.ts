@@ -147,7 +147,13 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             return yield* Launch.spawnFailed(command.file, command.cwd, "could not create the call's cgroup")
           }
           // the memory ceiling and the task limit on the best mechanism here (./bounds.ts)
-          const bounds = options.bounds.forCall(tree.runId, dir, tree.memoryMaxBytes ?? 0, tree.tasksMax ?? 0)
+          const bounds = options.bounds.forCall(
+            tree.runId,
+            dir,
+            tree.memoryMaxBytes ?? 0,
+            tree.tasksMax ?? 0,
+            yield* Clock.currentTimeMillis
+          )
           const call = Confine.forCall(options.guards, options.containment, bounds)
           // registered before the spawn: a host that dies right after it still has its lifeline. A run
           // id of this layer is covered by one standing registration of all its call cgroups (no
@@ -232,7 +238,8 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                 }
                 // the v1 cgroups empty with the call's processes (the launcher never joins them)
                 yield* bounds.remove(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
-                return { ...stopped, ...counted }
+                const shmRemoved = bounds.removeShm()
+                return { ...stopped, ...counted, ...(shmRemoved.length > 0 ? { shmRemoved } : {}) }
               })
           }
         })

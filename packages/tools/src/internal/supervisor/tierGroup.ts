@@ -4,6 +4,7 @@
  * The shell runs through the launcher (exec'd in place, same pid) when it applies Landlock scopes
  * or a memory ceiling to it.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { Procfs } from "@toolcap/spill"
 import type { Containment } from "../../Supervisor.js"
@@ -14,7 +15,7 @@ import * as Group from "./group.js"
 import * as Launch from "./launch.js"
 import type { Watchdog } from "./lifeline.js"
 import * as Proc from "./process.js"
-import { nothingStopped, terminate } from "./terminate.js"
+import { nothingStopped, terminate, type TreeStop } from "./terminate.js"
 import type { Tier } from "./tier.js"
 
 /** @internal */
@@ -28,7 +29,13 @@ export const make = (
   launch: (command, tree, env) =>
     Effect.gen(function* () {
       // no v2 cgroup: the bounds take v1 cgroups of the call where this host has them, else rlimits
-      const bounds = decider.forCall(tree.runId, undefined, tree.memoryMaxBytes ?? 0, tree.tasksMax ?? 0)
+      const bounds = decider.forCall(
+        tree.runId,
+        undefined,
+        tree.memoryMaxBytes ?? 0,
+        tree.tasksMax ?? 0,
+        yield* Clock.currentTimeMillis
+      )
       const call = Confine.forCall(guards, containment, bounds)
       const run = Confine.inPlace(call.guards, command.file, command.args)
       // the cookie is known before the spawn, the process group only after it: until then the
@@ -58,9 +65,13 @@ export const make = (
             // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
             // process of the tree is known to be left and no scan of /proc is needed
             const counted = bounds.counted()
+            const withShm = (stopped: TreeStop): TreeStop => {
+              const shmRemoved = bounds.removeShm()
+              return shmRemoved.length > 0 ? { ...stopped, shmRemoved } : stopped
+            }
             if (facts.exited && facts.drained && Proc.probe(-launched.pid) === "gone") {
               unregister()
-              return Effect.as(bounds.remove(tree.killWaitMs), { ...nothingStopped, ...counted })
+              return Effect.as(bounds.remove(tree.killWaitMs), withShm({ ...nothingStopped, ...counted }))
             }
             return terminate(
               Group.treeOps({ rootPid: launched.pid, runId: tree.runId, rootStartTime }),
@@ -68,7 +79,7 @@ export const make = (
             ).pipe(
               Effect.tap((stopped) => Effect.sync(() => stopped.survivors.length === 0 && unregister())),
               Effect.tap((stopped) => bounds.remove(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)),
-              Effect.map((stopped) => ({ ...stopped, ...counted }))
+              Effect.map((stopped) => withShm({ ...stopped, ...counted }))
             )
           })
       }
