@@ -291,9 +291,12 @@ export const treeOps = (
     const split = checker.check(members(dir).filter((pid) => Procfs.readProcess(pid)?.exiting !== true))
     let allMoved = true
     for (const stranger of split.foreign) {
-      const moved = Membership.moveTo(stranger.home, stranger.pid)
-      allMoved &&= moved
-      if (moved || !foreign.has(stranger.pid)) foreign.set(stranger.pid, moved ? stranger.home : undefined)
+      // the cgroup it came from, else the host's (this user may not write to the first, e.g. the
+      // root cgroup from a delegated subtree); the host itself goes back to its own first
+      const homes = stranger.pid === process.pid ? [call.home, stranger.home] : [stranger.home, call.home]
+      const movedTo = homes.find((home) => Membership.moveTo(home, stranger.pid))
+      allMoved &&= movedTo !== undefined
+      if (movedTo !== undefined || !foreign.has(stranger.pid)) foreign.set(stranger.pid, movedTo)
     }
     thawed += Membership.thawV1(split.own)
     return { pids: split.own, allMoved }
