@@ -157,7 +157,7 @@ const headline = (
   const tasks = termination.taskLimit
   if (tasks !== undefined && termination.tasks?.reached === true) {
     lines.push(
-      `the call reached its task limit of ${tasks.maxTasks} processes and threads: the kernel refused ${termination.tasks.forkFailures} fork(s) (EAGAIN, "Resource temporarily unavailable")`
+      `the call reached its task limit of ${tasks.maxTasks} processes and threads: the kernel refused ${termination.tasks.forkFailures} forks (EAGAIN, "Resource temporarily unavailable")`
     )
   }
   if (termination.pipesHeld) {
