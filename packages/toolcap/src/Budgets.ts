@@ -42,6 +42,7 @@ export type BudgetField =
   | "bashKillGraceMs"
   | "bashDrainGraceMs"
   | "bashMemoryMaxBytes"
+  | "bashTasksMax"
   | "binarySniffBytes"
   | "binaryNonPrintableRatio"
   | "checkpointRetentionTokens"

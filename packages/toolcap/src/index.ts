@@ -55,6 +55,7 @@ export type {
   PerStream,
   ReadResult,
   Success,
+  TaskLimit,
   ToolName,
   ToolOutcome,
   ToolResults,
