@@ -94,19 +94,14 @@ const limitV2 = (parent: string, dir: string, name: "memory" | "pids", value: nu
   return undefined
 }
 
-const readCount = (file: string, name: string): number => {
-  try {
-    return Number(new RegExp(`^${name} (\\d+)$`, "m").exec(fs.readFileSync(file, "latin1"))?.[1] ?? 0)
-  } catch {
-    return 0
-  }
-}
-
 /** What the kernel counted against the v2 call cgroup's memory ceiling (its whole subtree). */
 const v2MemoryEvents = (dir: string) => {
   const file = path.join(dir, "memory.events")
-  const oomKills = readCount(file, "oom_kill")
-  return { reached: readCount(file, "max") > 0 || readCount(file, "oom") > 0 || oomKills > 0, oomKills }
+  const oomKills = V1.eventCount(file, "oom_kill")
+  return {
+    reached: V1.eventCount(file, "max") > 0 || V1.eventCount(file, "oom") > 0 || oomKills > 0,
+    oomKills
+  }
 }
 
 /**

@@ -162,11 +162,13 @@ export const create = (
   return { dir }
 }
 
+/** The count on the line `<name> <count>` of a cgroup file (`memory.events`, `pids.events`, ...); 0 without one. */
+export const eventCount = (file: string, name: string): number =>
+  Number(new RegExp(`^${name} (\\d+)$`, "m").exec(read(file))?.[1] ?? 0)
+
 /** What the kernel counted against a v1 memory cgroup's ceiling. */
 export const memoryEvents = (dir: string): { readonly reached: boolean; readonly oomKills: number } => {
-  const count = (text: string, name: string) =>
-    Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1] ?? 0)
-  const oomKills = count(read(path.join(dir, "memory.oom_control")), "oom_kill")
+  const oomKills = eventCount(path.join(dir, "memory.oom_control"), "oom_kill")
   const failures =
     Number(read(path.join(dir, "memory.failcnt")).trim() || 0) +
     Number(read(path.join(dir, "memory.memsw.failcnt")).trim() || 0)
@@ -174,8 +176,7 @@ export const memoryEvents = (dir: string): { readonly reached: boolean; readonly
 }
 
 /** How many forks a pids cgroup refused (`pids.events` max; v1 and v2 name it the same). */
-export const forkFailures = (dir: string): number =>
-  Number(/^max (\d+)$/m.exec(read(path.join(dir, "pids.events")))?.[1] ?? 0)
+export const forkFailures = (dir: string): number => eventCount(path.join(dir, "pids.events"), "max")
 
 /** The pids in a v1 cgroup now. */
 const procs = (dir: string): Array<number> =>
