@@ -322,9 +322,14 @@ export const treeOps = (
 
 /**
  * The startup sweep: every call cgroup under `parent` whose owning host (pid and start time, from
- * its name `<pid36>-<start36>-<random>`) no longer runs is killed and removed.
+ * its name `<pid36>-<start36>-<random>`) no longer runs is ended by `end` (default: killed and
+ * removed); how many were removed. The v1 hierarchies sweep their call cgroups the same way.
  */
-export const sweep = (parent: string): Effect.Effect<number> =>
+export const sweep = (
+  parent: string,
+  end: (dir: string) => Effect.Effect<boolean> = (dir) =>
+    Effect.suspend(() => (kill(dir), removeDir(dir, 500)))
+): Effect.Effect<number> =>
   Effect.gen(function* () {
     let names: Array<string>
     try {
@@ -336,9 +341,7 @@ export const sweep = (parent: string): Effect.Effect<number> =>
     for (const name of names) {
       const owner = ownerOf(name)
       if (owner === undefined || Procfs.isRunning(owner.pid, owner.startTime)) continue
-      const dir = path.join(parent, name)
-      kill(dir)
-      if (yield* removeDir(dir, 500)) swept++
+      if (yield* end(path.join(parent, name))) swept++
     }
     return swept
   })

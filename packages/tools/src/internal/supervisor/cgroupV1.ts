@@ -12,7 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Procfs } from "@toolcap/spill"
+import * as Cgroup from "./cgroup.js"
 import * as Proc from "./process.js"
 
 /** The v1 controllers a call's bounds use. */
@@ -23,6 +23,27 @@ const PARENT = "toolcap"
 
 /** The file a probe writes to prove a controller's limit can be set below the parent. */
 const LIMIT_FILE: Record<Controller, string> = { memory: "memory.limit_in_bytes", pids: "pids.max" }
+
+/** Where the cgroup v1 hierarchy holding `controller` is mounted (from mountinfo), or undefined. */
+export const mountOf = (controller: string, mountinfo?: string): string | undefined => {
+  let text = mountinfo
+  try {
+    text ??= fs.readFileSync("/proc/self/mountinfo", "utf8")
+  } catch {
+    return undefined
+  }
+  for (const line of text.split("\n")) {
+    const fields = line.split(" ")
+    const dash = fields.indexOf("-")
+    if (
+      dash >= 0 &&
+      fields[dash + 1] === "cgroup" &&
+      (fields[dash + 3] ?? "").split(",").includes(controller)
+    )
+      return fields[4]
+  }
+  return undefined
+}
 
 /** Where each v1 controller is mounted (from mountinfo), and this process's cgroup in it. */
 const mounts = (): Map<Controller, { readonly mount: string; readonly own: string }> => {
@@ -35,19 +56,14 @@ const mounts = (): Map<Controller, { readonly mount: string; readonly own: strin
   } catch {
     return found
   }
-  for (const line of mountinfo.split("\n")) {
-    const fields = line.split(" ")
-    const dash = fields.indexOf("-")
-    if (dash < 0 || fields[dash + 1] !== "cgroup") continue
-    const options = (fields[dash + 3] ?? "").split(",")
-    for (const controller of ["memory", "pids"] as const) {
-      if (!options.includes(controller) || found.has(controller)) continue
-      const entry = own
-        .split("\n")
-        .map((row) => row.split(":"))
-        .find((row) => row.length >= 3 && row[1]!.split(",").includes(controller))
-      found.set(controller, { mount: fields[4]!, own: entry?.slice(2).join(":") ?? "/" })
-    }
+  for (const controller of ["memory", "pids"] as const) {
+    const mount = mountOf(controller, mountinfo)
+    if (mount === undefined) continue
+    const entry = own
+      .split("\n")
+      .map((row) => row.split(":"))
+      .find((row) => row.length >= 3 && row[1]!.split(",").includes(controller))
+    found.set(controller, { mount, own: entry?.slice(2).join(":") ?? "/" })
   }
   return found
 }
@@ -205,27 +221,13 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
   })
 
 /**
- * The startup sweep of one v1 parent: every call cgroup whose host (from its run-id name) no
- * longer runs has its processes killed and is removed; how many were.
+ * The startup sweep of one v1 parent: every call cgroup of a host that no longer runs has its
+ * processes killed and is removed; how many were.
  */
-export const sweep = (
-  parent: string,
-  ownerOf: (name: string) => { readonly pid: number; readonly startTime: string } | undefined
-): Effect.Effect<number> =>
-  Effect.gen(function* () {
-    let names: Array<string>
-    try {
-      names = fs.readdirSync(parent)
-    } catch {
-      return 0
-    }
-    let swept = 0
-    for (const name of names) {
-      const owner = ownerOf(name)
-      if (owner === undefined || Procfs.isRunning(owner.pid, owner.startTime)) continue
-      const dir = path.join(parent, name)
+export const sweep = (parent: string): Effect.Effect<number> =>
+  Cgroup.sweep(parent, (dir) =>
+    Effect.suspend(() => {
       for (const pid of procs(dir)) Proc.sendSignal(pid, "SIGKILL")
-      if (yield* removeDir(dir, 500)) swept++
-    }
-    return swept
-  })
+      return removeDir(dir, 500)
+    })
+  )

@@ -14,6 +14,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
+import * as V1 from "./cgroupV1.js"
 import { cookieVariable } from "./group.js"
 
 /** The call a stop checks members against. */
@@ -176,21 +177,6 @@ export const thawV2 = (dirs: ReadonlyArray<string>): number => {
   return thawed
 }
 
-/** Where the cgroup v1 freezer is mounted, read once per stop that needs it. */
-const freezerMount = (): string | undefined => {
-  try {
-    for (const line of fs.readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
-      const fields = line.split(" ")
-      const dash = fields.indexOf("-")
-      if (fields[dash + 1] === "cgroup" && (fields[dash + 3] ?? "").split(",").includes("freezer"))
-        return fields[4]
-    }
-  } catch {
-    // no /proc
-  }
-  return undefined
-}
-
 /**
  * Thaws the cgroup v1 freezer cgroups the call's own members are in (a call that may write to
  * cgroup files can move its processes into a freezer cgroup and freeze it); how many were thawed.
@@ -212,7 +198,7 @@ export const thawV1 = (pids: ReadonlyArray<number>): number => {
     const own = line?.slice(line.indexOf(":", line.indexOf(":") + 1) + 1)
     if (own === undefined || own === "/" || seen.has(own)) continue
     seen.add(own)
-    if (mount === null) mount = freezerMount()
+    if (mount === null) mount = V1.mountOf("freezer")
     if (mount === undefined) return thawed
     const file = path.join(mount, own, "freezer.state")
     try {

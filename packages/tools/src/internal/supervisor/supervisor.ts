@@ -230,7 +230,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         probeName: yield* probeName
       })
       // what dead hosts left in the v1 hierarchies, after their v2 cgroups below
-      const sweepV1 = Effect.forEach(decider.v1Parents(), (parent) => V1.sweep(parent, Cgroup.ownerOf), {
+      const sweepV1 = Effect.forEach(decider.v1Parents(), (parent) => V1.sweep(parent), {
         discard: true
       })
       if (detected === undefined || detected.parent === undefined) {
