@@ -21,6 +21,14 @@ export * as Abort from "./Abort.js"
  */
 export * as Budgets from "./Budgets.js"
 /**
+ * Bash's environment policy: which host variables a call gets (inherit, excludes, include,
+ * includeOnly, set), secrets left out by default.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as EnvPolicy from "./EnvPolicy.js"
+/**
  * Bounds on the work one tool input can cause (depth, path and glob length, brace expansions),
  * and the short quote error messages use.
  *
