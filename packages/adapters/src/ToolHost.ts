@@ -393,11 +393,7 @@ const makeOn = (
  */
 export const make = (
   config: ToolHostConfig
-): Effect.Effect<
-  ToolHostService,
-  StartError,
-  Budgets.Budgets | Scope.Scope
-> =>
+): Effect.Effect<ToolHostService, StartError, Budgets.Budgets | Scope.Scope> =>
   // the store opens on first use in the caller's scope, so it lives as long as the host; the
   // checkpoint package is not loaded before then
   Effect.flatMap(openOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)), (store) =>
@@ -431,7 +427,5 @@ export const layerWith = (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  config: ToolHostConfig
-): Layer.Layer<ToolHost, StartError, Budgets.Budgets> =>
+export const layer = (config: ToolHostConfig): Layer.Layer<ToolHost, StartError, Budgets.Budgets> =>
   Layer.provide(layerWith(config), layerDefaults(config))

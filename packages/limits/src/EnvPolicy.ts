@@ -58,7 +58,13 @@ const CORE_PATTERNS: ReadonlyArray<string> = [...coreNames, "LC_*"]
  * @since 0.1.0
  * @category models
  */
-export const defaultExcludes: ReadonlyArray<string> = ["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*"]
+export const defaultExcludes: ReadonlyArray<string> = [
+  "*KEY*",
+  "*SECRET*",
+  "*TOKEN*",
+  "*PASSWORD*",
+  "*CREDENTIAL*"
+]
 
 /**
  * The variable the call's cookie goes in; the supervisor sets it last, so no policy can drop or
@@ -101,7 +107,8 @@ const setEntries = Schema.Record({ key: Schema.String, value: Schema.String }).p
     const names = Object.keys(record)
     if (names.length > MAX_ENTRIES) return `holds more than ${MAX_ENTRIES} variables`
     for (const name of names) {
-      if (!NAME.test(name)) return `${JSON.stringify(name)} is not a variable name (empty, or holds "=" or NUL)`
+      if (!NAME.test(name))
+        return `${JSON.stringify(name)} is not a variable name (empty, or holds "=" or NUL)`
       if (name === COOKIE) return `${COOKIE} is the call's cookie, set by toolcap; it cannot be set`
       if (record[name]!.includes("\0")) return `the value of ${name} holds a NUL, which no environment can`
     }

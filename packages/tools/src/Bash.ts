@@ -307,7 +307,10 @@ export const environment = (
   policy: unknown,
   source?: string
 ): Either.Either<Context.Tag.Service<typeof BashEnvironment>, EnvPolicy.EnvPolicyInvalid> =>
-  Either.map(EnvPolicy.decode(policy, source), (decoded) => ({ policy: decoded, apply: EnvPolicy.compile(decoded) }))
+  Either.map(EnvPolicy.decode(policy, source), (decoded) => ({
+    policy: decoded,
+    apply: EnvPolicy.compile(decoded)
+  }))
 
 /**
  * The Bash calls of the context run under `policy` (validated here: a bad one fails the layer
@@ -316,9 +319,8 @@ export const environment = (
  * @since 0.1.0
  * @category layers
  */
-export const layerEnvironment = (
-  policy: unknown
-): Layer.Layer<BashEnvironment, EnvPolicy.EnvPolicyInvalid> => Layer.effect(BashEnvironment, environment(policy))
+export const layerEnvironment = (policy: unknown): Layer.Layer<BashEnvironment, EnvPolicy.EnvPolicyInvalid> =>
+  Layer.effect(BashEnvironment, environment(policy))
 
 /** Decodes the input, runs the call and answers its ending: a result, or the typed error with the partial one. */
 const execute = (
