@@ -29,6 +29,14 @@ export * as Budgets from "./Budgets.js"
  */
 export * as EnvPolicy from "./EnvPolicy.js"
 /**
+ * Names that cannot forge lines: a path holding a control character, C-quoted as git quotes it
+ * (`"dir\n/etc/shadow"`) in every text the model reads; and as one shell word.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as PathQuote from "./PathQuote.js"
+/**
  * Bounds on the work one tool input can cause (depth, path and glob length, brace expansions),
  * and the short quote error messages use.
  *
