@@ -25,6 +25,7 @@ const table = {
   globMaxPatternBytes: 4 * KB,
   globMaxBraceExpansions: 1024,
   inputMaxDepth: 64,
+  bashCommandMaxBytes: 8388608,
   globLimit: 100,
   globMaxLimit: 1000,
   captureMaxBytes: 512 * KB,

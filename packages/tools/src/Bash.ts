@@ -259,6 +259,14 @@ export const decodeInput = (
         reason: "the command is empty; pass the shell command to run"
       })
     }
+    const commandMax = budgets.bashCommandMaxBytes
+    if (InputBounds.utf8LengthUpTo(command, commandMax) > commandMax) {
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field: "command",
+        reason: `the command is longer than ${commandMax} bytes (bashCommandMaxBytes); write the data to a file and pass a command that reads it`
+      })
+    }
     if (command.includes("\0")) {
       return yield* new ToolError.ToolInvalidInput({
         tool: TOOL,
