@@ -26,7 +26,10 @@ afterAll(() => dirs.remove())
 /** Every line of a model text must start with a quoted or plain workspace name, or be a notice. */
 const assertNoForgedLine = (text: string) => {
   for (const line of text.split("\n")) {
-    assert.isFalse(line.startsWith("/etc/"), `a forged line: ${JSON.stringify(line)} in ${JSON.stringify(text)}`)
+    assert.isFalse(
+      line.startsWith("/etc/"),
+      `a forged line: ${JSON.stringify(line)} in ${JSON.stringify(text)}`
+    )
     assert.notInclude(line, "\r", JSON.stringify(text))
     assert.notInclude(line, "\u001b", JSON.stringify(text))
   }
@@ -92,7 +95,11 @@ describe("a dir\\n/etc/shadow file forges no line", () => {
   it("a Bash spill path under a data dir whose name holds a newline is one quoted name in the marker", async () => {
     const dataDir = path.join(dirs.root, "data\n/etc/cron.d")
     fs.mkdirSync(dataDir, { recursive: true })
-    const host = await PromiseHost.createToolHost({ workspace: dirs.workspace, dataDir, sessionId: "names-spill" })
+    const host = await PromiseHost.createToolHost({
+      workspace: dirs.workspace,
+      dataDir,
+      sessionId: "names-spill"
+    })
     try {
       const outcome = await host.call("Bash", { command: "seq 1 200000" })
       assert.isTrue(outcome.ok)

@@ -14,7 +14,21 @@ const nameArb = fc
   .array(
     fc.oneof(
       fc.string({ maxLength: 4 }),
-      fc.constantFrom("\n", "\r", "\u001b[31m", "\t", "\u007f", "\u0085", "\u009b", "\u2028", '"', "\\", "'", "é", "/"),
+      fc.constantFrom(
+        "\n",
+        "\r",
+        "\u001b[31m",
+        "\t",
+        "\u007f",
+        "\u0085",
+        "\u009b",
+        "\u2028",
+        '"',
+        "\\",
+        "'",
+        "é",
+        "/"
+      ),
       fc.integer({ min: 1, max: 0x9f }).map((code) => String.fromCharCode(code))
     ),
     { maxLength: 8 }
@@ -49,7 +63,15 @@ describe("PathQuote", () => {
   })
 
   it("a shell word reads back to the raw name in a real bash", () => {
-    const names = ["plain.txt", "with space", "it's", "dir\n/etc/shadow", "esc\u001b[31m'q'\\", "c1\u0085\u2028", "tab\there"]
+    const names = [
+      "plain.txt",
+      "with space",
+      "it's",
+      "dir\n/etc/shadow",
+      "esc\u001b[31m'q'\\",
+      "c1\u0085\u2028",
+      "tab\there"
+    ]
     const script = names.map((name) => `printf '%s\\0' ${PathQuote.shellWord(name)}`).join("\n")
     const run = spawnSync("bash", ["-c", script], { encoding: "utf8" })
     assert.strictEqual(run.status, 0, run.stderr)

@@ -38,7 +38,8 @@ const commandFiles = (dataDir: string) =>
 const commandOf = (bytes: number, dataDir: string, fill = "a") => {
   const head = `x=${fill.repeat(1000)}; printf '%s|%s|%s|' "\${#x}" "$0" "$#"; stat -c %a ${outputDir(dataDir)}/command-* 2>/dev/null | tr -d '\\n'; echo\n#`
   const left = bytes - Buffer.byteLength(head)
-  const pad = fill.repeat(Math.floor(left / Buffer.byteLength(fill))) + "b".repeat(left % Buffer.byteLength(fill))
+  const pad =
+    fill.repeat(Math.floor(left / Buffer.byteLength(fill))) + "b".repeat(left % Buffer.byteLength(fill))
   const command = head + pad
   assert.strictEqual(Buffer.byteLength(command), bytes)
   return command
@@ -65,22 +66,24 @@ describe("commands of any size", () => {
     )
   }
 
-  it.live("the boundary: a command of the argument limit runs as -c, one byte more through a file; multi-byte text counts bytes", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const env = yield* testEnv()
-        const run = (command: string) => Bash.run({ command }).pipe(Effect.provide(env.layer))
-        const at = yield* run(commandOf(ARGUMENT_MAX_BYTES, env.dataDir))
-        assert.strictEqual(at.stdout.trim(), `1000|${at.stdout.split("|")[1]}|0|`, "no file at the limit")
-        const over = yield* run(commandOf(ARGUMENT_MAX_BYTES + 1, env.dataDir))
-        assert.isTrue(over.stdout.trim().endsWith("|0|600"), over.output)
-        // 2-byte characters: fewer UTF-16 units than the limit, more bytes
-        const wide = yield* run(commandOf(ARGUMENT_MAX_BYTES + 2, env.dataDir, "é"))
-        assert.isTrue(wide.stdout.trim().endsWith("|0|600"), wide.output)
-        assert.strictEqual(wide.stdout.split("|")[0], "1000")
-        assert.deepStrictEqual(commandFiles(env.dataDir), [])
-      })
-    )
+  it.live(
+    "the boundary: a command of the argument limit runs as -c, one byte more through a file; multi-byte text counts bytes",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const env = yield* testEnv()
+          const run = (command: string) => Bash.run({ command }).pipe(Effect.provide(env.layer))
+          const at = yield* run(commandOf(ARGUMENT_MAX_BYTES, env.dataDir))
+          assert.strictEqual(at.stdout.trim(), `1000|${at.stdout.split("|")[1]}|0|`, "no file at the limit")
+          const over = yield* run(commandOf(ARGUMENT_MAX_BYTES + 1, env.dataDir))
+          assert.isTrue(over.stdout.trim().endsWith("|0|600"), over.output)
+          // 2-byte characters: fewer UTF-16 units than the limit, more bytes
+          const wide = yield* run(commandOf(ARGUMENT_MAX_BYTES + 2, env.dataDir, "é"))
+          assert.isTrue(wide.stdout.trim().endsWith("|0|600"), wide.output)
+          assert.strictEqual(wide.stdout.split("|")[0], "1000")
+          assert.deepStrictEqual(commandFiles(env.dataDir), [])
+        })
+      )
   )
 
   it.live("a timed-out long command is stopped and its file removed", () =>
@@ -111,7 +114,9 @@ describe("commands of any size", () => {
         assert.isFalse(fs.existsSync(path.join(env.workspace, "ran")))
         // the same size under the default bound runs
         const env2 = yield* testEnv()
-        const ran = yield* Bash.run({ command: `touch ran\n#${"z".repeat(200_000)}` }).pipe(Effect.provide(env2.layer))
+        const ran = yield* Bash.run({ command: `touch ran\n#${"z".repeat(200_000)}` }).pipe(
+          Effect.provide(env2.layer)
+        )
         assert.strictEqual(ran.exitCode, 0)
         assert.isTrue(fs.existsSync(path.join(env2.workspace, "ran")))
       })
