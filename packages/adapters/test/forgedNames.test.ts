@@ -1,4 +1,4 @@
-// Names that cannot forge lines (rules N1), on real files through the Promise API and a real MCP
+// Names that cannot forge lines (rules H7), on real files through the Promise API and a real MCP
 // server: a file `dir\n/etc/shadow` holding NEEDLE shows in Grep's and Glob's model text as one
 // C-quoted name (`"dir\n/etc/shadow"`), never as a line `/etc/shadow:1:NEEDLE` or `/etc/shadow`;
 // the structured result keeps the raw name. Read's and Grep's errors and a Bash spill path in a

@@ -1,5 +1,5 @@
 /**
- * The environment policy of Bash (rules E1–E3): which of the host's variables a call's shell
+ * The environment policy of Bash (rules B14): which of the host's variables a call's shell
  * gets. Pure: `compile` turns a validated policy into a function from the host's environment to
  * the call's; the supervisor adds the call's cookie (`TOOLCAP_RUN_ID`) after it, always.
  *

@@ -1,5 +1,5 @@
 /**
- * Names that cannot forge lines (rules N1): a path shown to the model that holds a control
+ * Names that cannot forge lines (rules H7): a path shown to the model that holds a control
  * character — any C0 (U+0000–U+001F: newline, CR, ESC, ...), DEL (U+007F), any C1
  * (U+0080–U+009F) — or a Unicode line or paragraph separator (U+2028, U+2029) is written in
  * double quotes with C-style escapes, as `git` writes such names with `core.quotePath`:

@@ -1,4 +1,4 @@
-// Names that cannot forge lines (rules N1): a name with a control character is C-quoted as git
+// Names that cannot forge lines (rules H7): a name with a control character is C-quoted as git
 // quotes it, the quoted form holds no line break or other control character and reads back to
 // the raw name; every other name is shown as it is; the shell word reads back in a real bash.
 import { assert, describe, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * Bash's environment policy on real processes (rules E1–E3): a secret in the host's environment
+ * Bash's environment policy on real processes (rules B14): a secret in the host's environment
  * (`ANTHROPIC_API_KEY`, `GITHUB_TOKEN`) is not in a call's `env` by default, and is with an
  * explicit include; `inherit`, `set` and the cookie reach the shell. Run through the launcher and
  * without it, in each containment tier this host has: the launcher's server hands the environment

@@ -1,5 +1,5 @@
 /**
- * The spill listing of one session (rules V9): only regular files directly inside its
+ * The spill listing of one session (rules V10): only regular files directly inside its
  * `tool-output/` directory, never following a link. The session directory and `tool-output/` are
  * opened with O_NOFOLLOW | O_DIRECTORY, each beneath the descriptor of the one above it
  * (`/proc/self/fd/N/<name>`), so a link planted in their place, or swapped in while the listing
