@@ -32,6 +32,10 @@ const onlyLine = (stdout: string): Record<string, unknown> => {
 
 type Json = Record<string, unknown>
 
+/** The stdout of the Bash result a `call` printed. */
+const stdoutOf = (run: { readonly stdout: string }) =>
+  (onlyLine(run.stdout)["result"] as Json)["stdout"] as string
+
 describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
   it('ok: {"ok":true,"result":...} and exit 0', async () => {
     const run = await runCli(["call", "Read", '{"path":"README.md"}', ...base])
@@ -100,8 +104,6 @@ describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
   it("Bash's environment: a host secret is left out by default, passed with --env-include or TOOLCAP_ENV_POLICY; bad values are usage errors", async () => {
     const print = JSON.stringify({ command: 'printf "%s" "${ANTHROPIC_API_KEY-unset}"' })
     const env = { ANTHROPIC_API_KEY: "sk-ant-cli-0001" }
-    const stdoutOf = (run: { readonly stdout: string }) =>
-      (onlyLine(run.stdout)["result"] as Json)["stdout"] as string
     const [plain, flagged, variable, both] = await Promise.all([
       runCli(["call", "Bash", print, ...base], { env }),
       runCli(["call", "Bash", print, ...base, "--env-include", "ANTHROPIC_API_KEY"], { env }),

@@ -81,11 +81,15 @@ describe("a dir\\n/etc/shadow file forges no line", () => {
   it("through a real MCP server: the text content quotes it", async () => {
     const server = await connect(dirs.workspace, dirs.dataDir, "names-mcp")
     try {
+      const texts: Array<readonly [string, string]> = []
       for (const [tool, input] of calls) {
         const result = (await server.client.callTool({ name: tool, arguments: input })) as CallToolResult
-        const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")
+        texts.push([tool, result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")])
+      }
+      assert.strictEqual(texts.length, calls.length)
+      for (const [tool, text] of texts) {
         assertNoForgedLine(text)
-        if (tool !== "Read") assert.include(text, '"dir\\n/etc/shadow"')
+        assert.include(text, tool === "Read" ? '"dir\\n/nothing"' : '"dir\\n/etc/shadow"')
       }
     } finally {
       await server.client.close()

@@ -9,6 +9,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { ToolError } from "@toolcap/limits"
 import { Bash, Supervisor } from "@toolcap/tools"
 import { cgroupParent, cgroupsOfThisWorker, testEnv } from "./bashFixtures.js"
 
@@ -92,7 +93,7 @@ describe("commands of any size", () => {
         const env = yield* testEnv()
         const command = `sleep 30\n#${"z".repeat(300_000)}`
         const exit = yield* Bash.run({ command, timeout: 1 }).pipe(Effect.provide(env.layer), Effect.flip)
-        assert.strictEqual(exit._tag, "ToolTimeout")
+        assert.strictEqual(exit.code, "TOOL_TIMEOUT")
         assert.deepStrictEqual(commandFiles(env.dataDir), [])
       })
     )
@@ -106,8 +107,8 @@ describe("commands of any size", () => {
           Effect.provide(env.layer),
           Effect.flip
         )
-        assert.strictEqual(error._tag, "ToolInvalidInput")
-        if (error._tag === "ToolInvalidInput") {
+        assert.strictEqual(error.code, "TOOL_INVALID_INPUT")
+        if (error instanceof ToolError.ToolInvalidInput) {
           assert.strictEqual(error.field, "command")
           assert.include(error.message, "200000 bytes (bashCommandMaxBytes)")
         }

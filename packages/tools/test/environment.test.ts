@@ -91,7 +91,7 @@ describe("Bash's environment policy", () => {
         assert.deepStrictEqual(
           Object.keys(vars)
             .filter((name) => !own.has(name))
-            .sort(),
+            .toSorted(),
           ["CI", "TOOLCAP_RUN_ID", "TOOLCAP_TEST_PLAIN"]
         )
         assert.strictEqual(vars["TOOLCAP_TEST_PLAIN"], "set")
