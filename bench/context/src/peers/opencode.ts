@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { type Location, matchingLines, type PeerPolicy, type View, whole } from "../Peer.js"
-import { byteLength, combined, type RawOutput, splitLines, tailBytes } from "../Text.js"
+import { byteLength, combined, type RawOutput, splitLines, tailLines } from "../Text.js"
 
 const PACKAGE = "npm `opencode-linux-x64@1.18.33` (bundle embedded in `package/bin/opencode`)"
 
@@ -24,28 +24,9 @@ export const OPENCODE_GREP_RECORD_BYTES = 65_536
 /** What a clipped line ends with (`MAX_LINE_SUFFIX`). */
 const CLIP_NOTE = `... (line truncated to ${OPENCODE_LINE_CHARS} chars)`
 
-/** The shell's cut: whole lines from the end within both limits, or the end of one huge line. */
-const tailCut = (text: string): { readonly text: string; readonly cut: boolean } => {
-  const lines = text.split("\n")
-  if (lines.length <= OPENCODE_MAX_LINES && byteLength(text) <= OPENCODE_MAX_BYTES)
-    return { text, cut: false }
-  const kept: Array<string> = []
-  let bytes = 0
-  for (let i = lines.length - 1; i >= 0 && kept.length < OPENCODE_MAX_LINES; i--) {
-    const size = byteLength(lines[i]!) + (kept.length > 0 ? 1 : 0)
-    if (bytes + size > OPENCODE_MAX_BYTES) {
-      if (kept.length === 0) kept.unshift(tailBytes(lines[i]!, OPENCODE_MAX_BYTES))
-      break
-    }
-    kept.unshift(lines[i]!)
-    bytes += size
-  }
-  return { text: kept.join("\n"), cut: true }
-}
-
 const shell = (raw: RawOutput, savedPath: string): View => {
   const text = combined(raw)
-  const cut = tailCut(text)
+  const cut = tailLines(text, OPENCODE_MAX_LINES, OPENCODE_MAX_BYTES)
   if (!cut.cut) return whole(text === "" ? "(no output)" : text)
   const marker = `...output truncated...\n\nFull output saved to: ${savedPath}`
   return {
