@@ -31,7 +31,7 @@ import {
   CLINE_TOOL_RESULT_CHARS,
   cline
 } from "../src/peers/cline.js"
-import { CODEX_BYTES_PER_TOKEN, CODEX_MAX_OUTPUT_TOKENS, codex } from "../src/peers/codex.js"
+import { CODEX_BYTES_PER_TOKEN, CODEX_MAX_OUTPUT_TOKENS, codex, codexAggregate } from "../src/peers/codex.js"
 import {
   GEMINI_GREP_MAX_MATCHES,
   GEMINI_HEAD_SHARE,
@@ -303,16 +303,17 @@ describe("peer shell models", () => {
   })
 
   it.prop(
-    "Codex: within 10,000 tokens × 4 bytes, head and tail half each, no saved copy",
+    "Codex: shell_command's reply, its output within 10,000 tokens × 4 bytes, head and tail half each, no saved copy",
     { input: raw },
     ({ input }) => {
       const view = codex.shell.apply(input, SAVED)
-      const base = combined(input)
+      const base = codexAggregate(input)
       const budget = CODEX_MAX_OUTPUT_TOKENS * CODEX_BYTES_PER_TOKEN
       shellLaws(view, base)
       assert.strictEqual(view.truncated, byteLength(base) > budget)
       assert.isUndefined(view.location)
-      assert.include(view.text, `Process exited with code ${input.exitCode}`)
+      assert.isTrue(view.text.startsWith(`Exit code: ${input.exitCode}\nWall time: `))
+      assert.notInclude(view.text, "Process exited with code", "not exec_command's header")
       if (view.truncated) {
         assert.isAtMost(byteLength(view.head), budget / 2)
         assert.isAtMost(byteLength(view.tail), budget / 2)
@@ -321,6 +322,35 @@ describe("peer shell models", () => {
     },
     runs
   )
+
+  it("Codex: the shell_command reply, exactly; stdout before stderr, each stream's first 1 MiB", () => {
+    const small = codex.shell.apply(
+      {
+        stdout: "hello\n",
+        stderr: "oops\n",
+        exitCode: 1,
+        arrival: [
+          { stream: "stderr", data: "oops\n" },
+          { stream: "stdout", data: "hello\n" }
+        ]
+      },
+      SAVED
+    )
+    assert.strictEqual(small.text, "Exit code: 1\nWall time: 0.1 seconds\nOutput:\nhello\noops\n")
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}\n`).join("")
+    const long = codex.shell.apply({ stdout: lines, stderr: "", exitCode: 0 }, SAVED)
+    assert.isTrue(
+      long.text.startsWith(
+        "Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 20000\nOutput:\nline 0\n"
+      )
+    )
+    const flood = "a".repeat(2 * 1024 * 1024)
+    const joined = codexAggregate({ stdout: flood, stderr: "b".repeat(10), exitCode: 1 })
+    assert.strictEqual(joined, `${"a".repeat(1024 * 1024 - 10)}${"b".repeat(10)}`)
+    const both = codexAggregate({ stdout: flood, stderr: "b".repeat(2 * 1024 * 1024), exitCode: 1 })
+    // past 1 MiB together: a third for stdout, the rest for stderr
+    assert.isTrue(both === `${"a".repeat(349_525)}${"b".repeat(1024 * 1024 - 349_525)}`)
+  })
 
   it.prop(
     "opencode: whole within 2000 lines and 50 KB, else whole lines of the tail and the saved file",
