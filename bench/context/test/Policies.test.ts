@@ -442,7 +442,10 @@ describe("peer shell models", () => {
       assert.isTrue(executor.startsWith(first), "the head of the executor's text")
       if (longestStream(input) <= CLINE_MAX_OUTPUT_CHARS / 2 && executor.length <= CLINE_MAX_OUTPUT_CHARS) {
         assert.isTrue(executor.endsWith(last), "the tail of the executor's text")
-        assert.strictEqual(Number(marker![1]), executor.length - first.length - last.length)
+        // the count is taken before the marker's own length is known: when its digit count grows
+        // the named count is 2 short of what was dropped, as the host's two-pass cut does
+        const dropped = executor.length - first.length - last.length
+        assert.include([dropped, dropped - 2], Number(marker![1]))
       }
       if (exit !== "") assert.isTrue(view.text.startsWith(exit))
     },
