@@ -49,6 +49,8 @@ import {
   opencode
 } from "../src/peers/opencode.js"
 import { ROO_LINE_CHARS, ROO_PREVIEW_BYTES, ROO_READ_LINES, rooCode } from "../src/peers/rooCode.js"
+import { PI_GREP_LIMIT, pi } from "../src/peers/pi.js"
+import { rtk } from "../src/peers/rtk.js"
 import { peers } from "../src/Policies.js"
 import { peerCell } from "../src/Reach.js"
 import { byteLength, combined, headBytes, type RawOutput, splitLines } from "../src/Text.js"
@@ -648,10 +650,13 @@ describe("peer search models", () => {
       const caps: Record<string, number> = {
         [claudeCode.name]: CLAUDE_CODE_GREP_HEAD_LIMIT,
         [opencode.name]: OPENCODE_GREP_LIMIT,
-        [geminiCli.name]: GEMINI_GREP_MAX_MATCHES
+        [geminiCli.name]: GEMINI_GREP_MAX_MATCHES,
+        [pi.name]: PI_GREP_LIMIT,
+        [rtk.name]: CLAUDE_CODE_GREP_HEAD_LIMIT
       }
       for (const peer of peers) {
         const result = peer.search.apply(location, pattern)
+        if (peer === cline) assert.isAtMost(result.text.length, CLINE_TOOL_RESULT_CHARS, "Cline's 8,000 cap")
         assert.isAtMost(
           result.shown.length,
           Math.min(matches.length, caps[peer.name] ?? matches.length),
@@ -688,7 +693,7 @@ describe("one more call", () => {
   const estimate = TokenEstimator.estimate
 
   it("a peer that saves a copy reaches a needle its cut dropped, and pays for the search", () => {
-    for (const peer of [claudeCode, opencode, geminiCli, rooCode]) {
+    for (const peer of [claudeCode, opencode, geminiCli, rooCode, pi]) {
       // Claude Code saves the output of a command that succeeded only
       const view = peer.shell.apply(peer === claudeCode ? { ...input, exitCode: 0 } : input, SAVED)
       const cell = peerCell(peer, view, needle, needleRule.pattern, estimate)
@@ -699,7 +704,7 @@ describe("one more call", () => {
   })
 
   it("a peer without a copy loses it, and makes no call (Claude Code when the command failed)", () => {
-    for (const peer of [codex, cline, claudeCode]) {
+    for (const peer of [codex, cline, claudeCode, rtk]) {
       const cell = peerCell(peer, peer.shell.apply(input, SAVED), needle, needleRule.pattern, estimate)
       assert.deepStrictEqual([cell.visible, cell.reachable, cell.callTokens], [false, false, 0], peer.name)
     }
@@ -726,7 +731,7 @@ describe("one more call", () => {
   })
 
   it("every peer names the files and versions its numbers come from", () => {
-    assert.strictEqual(peers.length, 6)
+    assert.strictEqual(peers.length, 8)
     for (const peer of peers) {
       assert.isAbove(peer.version.length, 4, peer.name)
       assert.isAtLeast(peer.sources.length, 3, peer.name)
