@@ -13,7 +13,7 @@ import { FastCheck as fc } from "effect"
 import type { Location } from "../src/Peer.js"
 import { claudeCode } from "../src/peers/claudeCode.js"
 import { PI_GREP_LIMIT, PI_GREP_LINE_CHARS, PI_MAX_BYTES, PI_MAX_LINES, pi } from "../src/peers/pi.js"
-import { rtk, rtkRewrite, rtkTscFilter, rtkVitestFilter } from "../src/peers/rtk.js"
+import { rtk, rtkLsFilter, rtkRewrite, rtkTscFilter, rtkVitestFilter } from "../src/peers/rtk.js"
 import { byteLength, type RawOutput } from "../src/Text.js"
 
 const SAVED = "/tmp/pi-bash-0123456789abcdef.log"
@@ -131,7 +131,7 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string): RawOutp
   const result = spawnSync(command, args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1" }
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1", LC_ALL: "C" }
   })
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.status ?? 1 }
 }
@@ -223,6 +223,46 @@ describe("rtk", () => {
       const view = rtk.shell.apply(raw, "/tmp/saved.txt")
       assert.strictEqual(view.text, `Exit code 1\n${filtered.stdout}`)
       assert.isBelow(view.text.length, raw.stdout.length)
+    }))
+
+  it("ls: a real `ls -la` listing as `name/` and `name  size`, noise directories out without -a, and its summary", () =>
+    withDir((dir) => {
+      fs.mkdirSync(path.join(dir, "src"))
+      fs.mkdirSync(path.join(dir, "node_modules"))
+      fs.writeFileSync(path.join(dir, "a.ts"), "x".repeat(2048))
+      fs.writeFileSync(path.join(dir, "b.ts"), "y")
+      fs.writeFileSync(path.join(dir, "README"), "z".repeat(10))
+      const listing = run("ls", ["-l", dir], dir)
+      const raw = { ...listing, command: `LC_ALL=C ls -l ${dir}` }
+      const filtered = rtkLsFilter(raw.stdout, false)
+      assert.strictEqual(
+        filtered,
+        "src/\nREADME  10B\na.ts  2.0K\nb.ts  1B\n\n📊 3 files, 1 dirs (2 .ts, 1 no ext)\n"
+      )
+      const view = rtk.shell.apply(raw, "/tmp/s.txt")
+      assert.strictEqual(view.text, filtered.trimEnd(), "Claude Code passes the short text whole")
+      const all = rtkLsFilter(run("ls", ["-la", dir], dir).stdout, true)
+      assert.include(all, "node_modules/", "-a keeps the noise directories")
+      // without the long format rtk runs `ls -la` itself: the agent's output is not its input
+      const short = { ...run("ls", [dir], dir), command: `ls ${dir}` }
+      assert.deepStrictEqual(
+        rtk.shell.apply(short, "/tmp/s.txt"),
+        claudeCode.shell.apply(short, "/tmp/s.txt")
+      )
+    }))
+
+  it("find: a directory given as find's start path is rtk's glob pattern and matches no name", () =>
+    withDir((dir) => {
+      fs.writeFileSync(path.join(dir, "one.txt"), "1")
+      const raw = { ...run("find", [dir], dir), command: `find ${dir}` }
+      assert.include(raw.stdout, "one.txt", "find itself lists the file")
+      const view = rtk.shell.apply(raw, "/tmp/s.txt")
+      assert.strictEqual(view.text, `0 for '${dir}'`)
+      const named = { ...run("find", [dir, "-name", "*.txt"], dir), command: `find ${dir} -name *.txt` }
+      assert.deepStrictEqual(
+        rtk.shell.apply(named, "/tmp/s.txt"),
+        claudeCode.shell.apply(named, "/tmp/s.txt")
+      )
     }))
 
   it("a command the hook leaves alone, or whose filter is not modelled, is Claude Code's result (a real git status)", () =>

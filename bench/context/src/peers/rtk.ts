@@ -188,10 +188,137 @@ export const rtkVitestFilter = (raw: RawOutput): { readonly stdout: string; read
   return { stdout: out.join("\n"), stderr: "" }
 }
 
-/** The kinds whose filter is modelled: it reads the same output the agent's command prints. */
-const FILTERS: Record<string, (raw: RawOutput) => { readonly stdout: string; readonly stderr: string }> = {
-  tsc: (raw) => ({ stdout: rtkTscFilter(`${raw.stdout}\n${raw.stderr}`), stderr: "" }),
-  vitest: rtkVitestFilter
+/** `NOISE_DIRS`: names `rtk ls` leaves out unless the listing asked for all (`-a`). */
+const NOISE_DIRS = [
+  "node_modules",
+  ".git",
+  "target",
+  "__pycache__",
+  ".next",
+  "dist",
+  "build",
+  ".cache",
+  ".turbo",
+  ".vercel",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".tox",
+  ".venv",
+  "venv",
+  "coverage",
+  ".nyc_output",
+  ".DS_Store",
+  "Thumbs.db",
+  ".idea",
+  ".vscode",
+  ".vs",
+  "*.egg-info",
+  ".eggs"
+]
+
+/** `human_size`: bytes, K or M with one decimal. */
+const humanSize = (bytes: number): string =>
+  bytes >= 1_048_576
+    ? `${(bytes / 1_048_576).toFixed(1)}M`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)}K`
+      : `${bytes}B`
+
+/**
+ * `compact_ls` over `ls -la` output: directories as `name/`, files and links as `name  size`, a
+ * summary of counts and the five most common extensions. Ties of the source's hash-map order are
+ * broken by first appearance here.
+ */
+export const rtkLsFilter = (raw: string, showAll: boolean): string => {
+  const dirs: Array<string> = []
+  const files: Array<string> = []
+  const byExt = new Map<string, number>()
+  for (const line of rustLines(raw)) {
+    if (line.startsWith("total ") || line === "") continue
+    const parts = line.split(/\s+/).filter((part) => part !== "")
+    if (parts.length < 9) continue
+    const name = parts.slice(8).join(" ")
+    if (name === "." || name === "..") continue
+    if (!showAll && NOISE_DIRS.includes(name)) continue
+    if (parts[0]!.startsWith("d")) dirs.push(name)
+    else if (parts[0]!.startsWith("-") || parts[0]!.startsWith("l")) {
+      const dot = name.lastIndexOf(".")
+      const ext = dot >= 0 ? name.slice(dot) : "no ext"
+      byExt.set(ext, (byExt.get(ext) ?? 0) + 1)
+      files.push(`${name}  ${humanSize(Number.parseInt(parts[4]!, 10) || 0)}`)
+    }
+  }
+  if (dirs.length === 0 && files.length === 0) return "(empty)\n"
+  const exts = [...byExt].sort((a, b) => b[1] - a[1])
+  const summary =
+    `📊 ${files.length} files, ${dirs.length} dirs` +
+    (exts.length === 0
+      ? ""
+      : ` (${exts
+          .slice(0, 5)
+          .map(([ext, count]) => `${count} ${ext}`)
+          .join(", ")}${exts.length > 5 ? `, +${exts.length - 5} more` : ""})`)
+  return `${[...dirs.map((dir) => `${dir}/`), ...files].join("\n")}\n\n${summary}\n`
+}
+
+/** The words of a simple command line (no quoting beyond plain words), its `VAR=value` prefix aside. */
+const words = (command: string): Array<string> =>
+  command
+    .replace(/^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, "")
+    .split(/\s+/)
+    .filter((word) => word !== "")
+
+/**
+ * `rtk ls <args>` runs `ls -la` with the user's other flags: its input is the agent's own output
+ * only when the agent asked for the long format (a short flag with `l`); a failed ls passes its
+ * stderr and exit code through.
+ */
+const lsFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr: string } | undefined => {
+  const args = words(raw.command ?? "").slice(1)
+  const short = args.filter((arg) => arg.startsWith("-") && !arg.startsWith("--"))
+  if (!short.some((flag) => flag.includes("l"))) return undefined
+  if ((raw.exitCode ?? 0) !== 0) return { stdout: "", stderr: raw.stderr }
+  const showAll = args.some(
+    (arg) => (arg.startsWith("-") && !arg.startsWith("--") && arg.includes("a")) || arg === "--all"
+  )
+  return { stdout: rtkLsFilter(raw.stdout, showAll), stderr: "" }
+}
+
+/**
+ * `rtk find <pattern> [path]` matches its pattern as a glob against file names while walking the
+ * path itself: a pattern with a `/` in it (as `find /usr` gives, the directory taken as the
+ * pattern) matches no name, whatever the tree holds, and prints `0 for '<pattern>'`. Other shapes
+ * depend on the tree rtk walks, not on the agent's output, and are not modelled.
+ */
+const findFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr: string } | undefined => {
+  const args = words(raw.command ?? "").slice(1)
+  if (args.some((arg) => arg.startsWith("-"))) return undefined
+  const pattern = args[0] === "." ? "*" : args[0]
+  if (pattern === undefined || !pattern.includes("/")) return undefined
+  return { stdout: `0 for '${pattern}'`, stderr: "" }
+}
+
+/**
+ * The kinds whose filter is modelled: it reads the same output the agent's command prints (or, for
+ * `find`, prints what no tree changes). Each gives what rtk prints (`println!` adds the newline;
+ * `rtk ls` prints its text as it is) and, when rtk sets it, the exit code.
+ */
+const FILTERS: Record<
+  string,
+  (
+    raw: RawOutput
+  ) => { readonly stdout: string; readonly stderr: string; readonly exitCode?: number } | undefined
+> = {
+  ls: lsFilter,
+  find: (raw) => {
+    const found = findFilter(raw)
+    return found === undefined ? undefined : { stdout: `${found.stdout}\n`, stderr: "", exitCode: 0 }
+  },
+  tsc: (raw) => ({ stdout: `${rtkTscFilter(`${raw.stdout}\n${raw.stderr}`)}\n`, stderr: "" }),
+  vitest: (raw) => {
+    const printed = rtkVitestFilter(raw)
+    return { ...printed, stdout: `${printed.stdout}\n` }
+  }
 }
 
 /**
@@ -202,18 +329,18 @@ const FILTERS: Record<string, (raw: RawOutput) => { readonly stdout: string; rea
 const shell = (raw: RawOutput, savedPath: string): View => {
   const kind = rtkRewrite(raw.command)
   const filter = kind === undefined ? undefined : FILTERS[kind]
-  if (filter === undefined) return claudeCode.shell.apply(raw, savedPath)
-  const printed = filter(raw)
-  const stdout = `${printed.stdout}\n`
+  const printed = filter?.(raw)
+  if (printed === undefined) return claudeCode.shell.apply(raw, savedPath)
+  const stdout = printed.stdout
   const view = claudeCode.shell.apply(
     {
       stdout,
       stderr: printed.stderr,
-      exitCode: raw.exitCode ?? 0,
+      exitCode: printed.exitCode ?? raw.exitCode ?? 0,
       command: `rtk ${kind} ${raw.command}`,
       arrival: [
         ...(printed.stderr === "" ? [] : [{ stream: "stderr" as const, data: printed.stderr }]),
-        { stream: "stdout" as const, data: stdout }
+        ...(stdout === "" ? [] : [{ stream: "stdout" as const, data: stdout }])
       ]
     },
     savedPath
@@ -231,7 +358,7 @@ export const rtk: PeerPolicy = {
   version: COMMIT,
   shell: {
     describe:
-      "Claude Code with rtk's hook: `tsc` and `vitest` commands are rewritten to rtk's filters — tsc: every error grouped by file as `L<line>: <code> <message>` (120 characters); vitest: `PASS (p) FAIL (f)` and the first 5 failures, each its name and message line (rebuilt from the text reporter: rtk asks for the JSON one; the first 500 characters when no counts are found) — and Claude Code's Bash cut applies to the filtered text (its failure path on a non-zero exit; no copy of the tool's own output is kept). Other commands, including those the hook rewrites to filters not modelled here (git, grep, ls, find, pytest, cargo, go), are plain Claude Code.",
+      "Claude Code with rtk's hook: `tsc`, `vitest`, `ls -l…` and `find <dir>` commands are rewritten to rtk's filters — ls: `name/` per directory and `name  size` per file (noise directories left out without `-a`) and a count summary; find: a path as the pattern matches no name, `0 for '<path>'`; tsc: every error grouped by file as `L<line>: <code> <message>` (120 characters); vitest: `PASS (p) FAIL (f)` and the first 5 failures, each its name and message line (rebuilt from the text reporter: rtk asks for the JSON one; the first 500 characters when no counts are found) — and Claude Code's Bash cut applies to the filtered text (its failure path on a non-zero exit; no copy of the tool's own output is kept). Other commands, including those the hook rewrites to filters whose input is not the agent's output (git, grep, diff, curl, wget, pytest, cargo, go: rtk re-runs them with its own flags or reads the files itself), are plain Claude Code.",
     apply: shell
   },
   read: {
@@ -261,6 +388,16 @@ export const rtk: PeerPolicy = {
     {
       numbers: "`TestResult::format_compact`: `PASS (p) FAIL (f)`, 5 failures, 2 message lines, `Time: Nms`",
       from: at("src/parser/formatter.rs")
+    },
+    {
+      numbers:
+        "`rtk ls`: `ls -la` plus the user's other flags, `compact_ls`, `NOISE_DIRS`, `human_size`, `print!`",
+      from: at("src/ls.rs")
+    },
+    {
+      numbers:
+        "`rtk find`: the pattern globbed against file names (`glob_match`), `0 for '<pattern>'`; clap's `Find { pattern, path }`",
+      from: `${at("src/find_cmd.rs")}, \`src/main.rs\``
     },
     {
       numbers: "`truncate` (`max - 3` characters and `...`), `strip_ansi`",
