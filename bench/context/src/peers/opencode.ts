@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { type Location, matchingLines, type PeerPolicy, type View, whole } from "../Peer.js"
-import { byteLength, combined, type RawOutput, splitLines, tailLines } from "../Text.js"
+import { arrivalText, byteLength, type RawOutput, splitLines, tailLines } from "../Text.js"
 
 const PACKAGE = "npm `opencode-linux-x64@1.18.33` (bundle embedded in `package/bin/opencode`)"
 
@@ -25,12 +25,14 @@ export const OPENCODE_GREP_RECORD_BYTES = 65_536
 const CLIP_NOTE = `... (line truncated to ${OPENCODE_LINE_CHARS} chars)`
 
 const shell = (raw: RawOutput, savedPath: string): View => {
-  const text = combined(raw)
+  // both streams come through one decoded stream (`all`) in the order they arrive; the exit code
+  // goes to the call's metadata, not to the text the model reads
+  const text = arrivalText(raw)
   const cut = tailLines(text, OPENCODE_MAX_LINES, OPENCODE_MAX_BYTES)
   if (!cut.cut) return whole(text === "" ? "(no output)" : text)
-  const marker = `...output truncated...\n\nFull output saved to: ${savedPath}`
+  const marker = `...output truncated...\nFull output saved to: ${savedPath}`
   return {
-    text: `${marker}\n\n${cut.text}`,
+    text: `${marker}\n${cut.text === "" ? "(no output)" : cut.text}`,
     truncated: true,
     head: "",
     tail: cut.text,
@@ -99,7 +101,7 @@ export const opencode: PeerPolicy = {
   version: "1.18.33",
   shell: {
     describe:
-      "stdout and stderr as one text; up to 2000 lines and 50 KB pass whole; otherwise the tail is kept, whole lines from the end until either limit (the end of the last line when it alone is larger), after `...output truncated...` and the path of the saved whole output.",
+      "both streams as one text in the order they arrive (the exit code is not in the text, failed or not); up to 2000 lines and 50 KB pass whole; otherwise the tail is kept, whole lines from the end until either limit (the end of the last line when it alone is larger), after `...output truncated...` and the path of the saved whole output.",
     apply: shell
   },
   read: {
@@ -115,7 +117,7 @@ export const opencode: PeerPolicy = {
   sources: [
     {
       numbers:
-        "shell tool `ShellTool.run`: tail cut of 2000 lines / 51,200 bytes, whole output saved, `...output truncated...`",
+        "shell tool `ShellTool.run`: one decoded stream of both (`D.all`), tail cut of 2000 lines / 51,200 bytes (`es`), whole output saved, `...output truncated...\\nFull output saved to: P\\n` before the tail, the exit code only in `metadata.exit`",
       from: PACKAGE
     },
     { numbers: "`Truncate`: `MAX_LINES = 2000`, `MAX_BYTES = 51200`", from: PACKAGE },
