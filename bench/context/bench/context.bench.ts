@@ -32,7 +32,15 @@ import * as ModelText from "../src/ModelText.js"
 import { locate, type Needle } from "../src/Needle.js"
 import { peers } from "../src/Policies.js"
 import { peerRun, type PolicyRun, score, type Scored, type Shown } from "../src/Reach.js"
-import { type CaseRow, chart, type ModelTextRow, type PolicyInfo, section, summaryTable, totals } from "../src/Report.js"
+import {
+  type CaseRow,
+  chart,
+  type ModelTextRow,
+  type PolicyInfo,
+  section,
+  summaryTable,
+  totals
+} from "../src/Report.js"
 import { replaceRegion } from "../src/Region.js"
 import { byteLength, lineCount, type RawOutput } from "../src/Text.js"
 import * as Tokens from "../src/Tokens.js"
@@ -88,7 +96,9 @@ const loopback = () => {
     } else if (request.url?.startsWith("/cut/") === true) {
       response.writeHead(200, { "content-length": DOWNLOAD_BYTES, "content-type": "application/gzip" })
       // the sent part, then the connection closes short of the promised length
-      response.write(body.subarray(0, Math.floor(DOWNLOAD_BYTES * DOWNLOAD_CUT_SHARE)), () => response.socket?.end())
+      response.write(body.subarray(0, Math.floor(DOWNLOAD_BYTES * DOWNLOAD_CUT_SHARE)), () =>
+        response.socket?.end()
+      )
     } else {
       response.writeHead(404, { "content-type": "text/plain" })
       response.end("not found\n")
@@ -97,10 +107,14 @@ const loopback = () => {
   return {
     serve: () =>
       (started ??= new Promise<string>((resolve) =>
-        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+        server.listen(0, "127.0.0.1", () =>
+          resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+        )
       )),
     close: () =>
-      started === undefined ? Promise.resolve() : new Promise<void>((resolve) => server.close(() => resolve()))
+      started === undefined
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }
 
@@ -139,7 +153,9 @@ const main = async (): Promise<void> => {
   try {
     /** toolcap's own Grep over `place`, asked for the follow-up's term. */
     const grepFor = async (runtime: Runtime, place: string, pattern: RegExp): Promise<Shown> => {
-      const result = await runtime.runPromise(Grep.grep({ pattern: pattern.source, path: place, outputMode: "content" }))
+      const result = await runtime.runPromise(
+        Grep.grep({ pattern: pattern.source, path: place, outputMode: "content" })
+      )
       const shown =
         "matches" in result ? result.matches.filter((m) => m.context !== true).map((m) => m.text) : []
       return { text: modelText({ tool: "Grep", result }), shown: shown.join("\n") }
@@ -198,7 +214,10 @@ const main = async (): Promise<void> => {
       const rerunReal = () => (rerunSpec ??= bash(specRuntime, rerunCommand))
       const rerunOf = async (profile: number): Promise<Shown> => {
         const { raw: again, result } = await rerunReal()
-        const output = profile === 0 ? result.output : (await replay(runtimes[profile]!.runtime, again, `${corpusCase.id}-rerun-${profile}`)).output
+        const output =
+          profile === 0
+            ? result.output
+            : (await replay(runtimes[profile]!.runtime, again, `${corpusCase.id}-rerun-${profile}`)).output
         return { text: output, shown: output }
       }
 
@@ -270,14 +289,22 @@ const main = async (): Promise<void> => {
           corpusCase.kind === "bash"
             ? peer.shell.apply(raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
             : peer.read.apply({ kind: "file", path: `${PEER_WORKSPACE}/${file}`, content: raw.stdout })
-        cells.push(await score(peerRun(peer, view, () => peerRerun(peer.name)), needle, followUp, count))
+        cells.push(
+          await score(
+            peerRun(peer, view, () => peerRerun(peer.name)),
+            needle,
+            followUp,
+            count
+          )
+        )
       }
       const row: CaseRow = {
         id: corpusCase.id,
         title: corpusCase.title,
         kind: corpusCase.kind,
         ...(corpusCase.group === undefined ? {} : { group: corpusCase.group }),
-        source: corpusCase.kind === "bash" ? `Bash: ${corpusCase.title}` : `Read \`${file}\`: ${corpusCase.title}`,
+        source:
+          corpusCase.kind === "bash" ? `Bash: ${corpusCase.title}` : `Read \`${file}\`: ${corpusCase.title}`,
         why: corpusCase.why,
         followUp: `\`${corpusCase.followUp.pattern.source.replace(/\|/g, "\\|")}\` (${corpusCase.followUp.from})`,
         ...(corpusCase.targetBytes === undefined ? {} : { targetBytes: corpusCase.targetBytes }),
@@ -286,7 +313,14 @@ const main = async (): Promise<void> => {
         needle: corpusCase.needle.describe,
         needleAt: `${needle.stream === "stderr" ? "stderr" : corpusCase.kind === "read" ? "file" : "stdout"} line ${thousands(needle.line)} of ${thousands(needle.totalLines)}`,
         misses: toolcapRuns.flatMap(({ where }, p) =>
-          cells[p]!.outcome === "lost" ? [{ policy: runtimes[p]!.profile.name, why: `${where}; the follow-up \`${followUp.source}\` does not show it.` }] : []
+          cells[p]!.outcome === "lost"
+            ? [
+                {
+                  policy: runtimes[p]!.profile.name,
+                  why: `${where}; the follow-up \`${followUp.source}\` does not show it.`
+                }
+              ]
+            : []
         ),
         cells
       }
@@ -330,7 +364,10 @@ const main = async (): Promise<void> => {
         sources: peer.sources
       }))
     ]
-    const rungs = Array.from({ length: SIZE_RUNGS }, (_, k) => `${thousands(Math.round(ladderBytes(k) / 1024))} KB`)
+    const rungs = Array.from(
+      { length: SIZE_RUNGS },
+      (_, k) => `${thousands(Math.round(ladderBytes(k) / 1024))} KB`
+    )
     const results = {
       policies,
       rows,

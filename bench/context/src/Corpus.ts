@@ -76,6 +76,9 @@ const write = (file: string, text: string): void => {
   fs.writeFileSync(file, text)
 }
 
+/** Any run of SGR colour codes (`ESC[31m`, `ESC[1;33m`), for needles of coloured output. */
+const COLOUR = `(?:${String.fromCharCode(0x1b)}\\[[0-9;]*m)*`
+
 const pad = (n: number, width: number): string => String(n).padStart(width, "0")
 
 /** Deterministic pseudo-random bytes for line `i` of a generated input: a SHA-256 of its index. */
@@ -120,7 +123,10 @@ const bashCase = (
 const TSC_UNUSED_PER_FILE = 5
 
 /** A failing build: the agent looks for the compiler's errors by the word every one of them carries. */
-const TSC_FOLLOW_UP: FollowUp = { pattern: /error TS/, from: "the task (the build fails) and tsc's `error TS` prefix" }
+const TSC_FOLLOW_UP: FollowUp = {
+  pattern: /error TS/,
+  from: "the task (the build fails) and tsc's `error TS` prefix"
+}
 const TSC_WHY = "the build fails and the agent must fix the type error"
 
 /** `tsc` over `files` generated modules, the one with the type error at `defectAt` of them in file order. */
@@ -135,11 +141,12 @@ const tscProject = (
   bashCase(options, {
     needle: {
       describe: "the line with `error TS2322`",
-      pattern: options.pretty === true ? /error(\x1b\[[0-9;]*m)* TS2322/ : /error TS2322/,
+      pattern: options.pretty === true ? new RegExp(`error${COLOUR} TS2322`) : /error TS2322/,
       stream: "stdout"
     },
     // colour codes split `error TS`: the agent searches the word alone
-    followUp: options.pretty === true ? { pattern: /error/, from: "the task (the build fails)" } : TSC_FOLLOW_UP,
+    followUp:
+      options.pretty === true ? { pattern: /error/, from: "the task (the build fails)" } : TSC_FOLLOW_UP,
     setup: async ({ workspace }) => {
       const dir = path.join(workspace, options.id)
       tsProject(dir, {
@@ -271,7 +278,10 @@ const nodeTests = (
       stream: "stdout",
       pick: "last"
     },
-    followUp: { pattern: /✖|fail|Error/, from: "the task (a failing test run) and the spec reporter's `✖` mark" },
+    followUp: {
+      pattern: /✖|fail|Error/,
+      from: "the task (a failing test run) and the spec reporter's `✖` mark"
+    },
     setup: async ({ workspace }) => {
       const defect = Math.floor(options.tests * NODE_DEFECT_AT)
       write(
@@ -444,7 +454,8 @@ const gitGrepEffect = gitGrep({
   search: "dual(",
   needle: {
     describe: "the `dual(` line of `src/Chunk.ts` that splits a chunk at `n`",
-    pattern: /^main:src\/Chunk\.ts:\d+:\} = dual\(2, <A>\(self: Chunk<A>, n: number\): \[Chunk<A>, Chunk<A>\]/,
+    pattern:
+      /^main:src\/Chunk\.ts:\d+:\} = dual\(2, <A>\(self: Chunk<A>, n: number\): \[Chunk<A>, Chunk<A>\]/,
     stream: "stdout"
   },
   followUp: { pattern: /Chunk\.ts/, from: "the task (how `Chunk` splits)" }
@@ -675,7 +686,10 @@ export const ladderBytes = (k: number): number =>
   Math.round(SIZE_MIN_BYTES * SIZE_RANGE ** (k / (SIZE_RUNGS - 1)))
 
 /** A case with the size it aims at. */
-const withTarget = (targetBytes: number, corpusCase: CorpusCase): CorpusCase => ({ ...corpusCase, targetBytes })
+const withTarget = (targetBytes: number, corpusCase: CorpusCase): CorpusCase => ({
+  ...corpusCase,
+  targetBytes
+})
 
 /** Runs a command in `cwd` and throws with its stderr when it fails (setup only, never a case's output). */
 const run = (cwd: string, command: string, args: ReadonlyArray<string>, input?: string): string => {
@@ -706,8 +720,15 @@ const gitStatusMerge: CorpusCase = {
   kind: "bash",
   targetBytes: ladderBytes(0),
   why: "a merge stopped and the agent must see which file conflicts",
-  followUp: { pattern: /Unmerged|both|conflict/, from: "the task (finish the merge) and git's merge vocabulary" },
-  needle: { describe: "the `both modified:` line", pattern: /^\tboth modified: +config\.yml$/, stream: "stdout" },
+  followUp: {
+    pattern: /Unmerged|both|conflict/,
+    from: "the task (finish the merge) and git's merge vocabulary"
+  },
+  needle: {
+    describe: "the `both modified:` line",
+    pattern: /^\tboth modified: +config\.yml$/,
+    stream: "stdout"
+  },
   setup: async ({ workspace }) => {
     const dir = path.join(workspace, "merge-status")
     const files = Math.max(Math.round(ladderBytes(0) / GIT_STATUS_BYTES_PER_FILE), 1)
@@ -724,7 +745,8 @@ const gitStatusMerge: CorpusCase = {
     run(dir, "git", ["commit", "-q", "-am", "main: port 8443"])
     spawnSync("git", ["-C", dir, "merge", "-q", "feature"], { encoding: "utf8" })
     // work in progress beside the conflict: every source file edited
-    for (let f = 0; f < files; f++) write(path.join(dir, "src", `file-${pad(f, 5)}.txt`), `line ${f} edited\n`)
+    for (let f = 0; f < files; f++)
+      write(path.join(dir, "src", `file-${pad(f, 5)}.txt`), `line ${f} edited\n`)
     return { command: "git -C merge-status status" }
   }
 }
@@ -732,14 +754,18 @@ const gitStatusMerge: CorpusCase = {
 /** `tsc --pretty` prints each error in ~5 lines with its code frame and colour codes: ~220 bytes an error. */
 const TSC_PRETTY_BYTES_PER_ERROR = 220
 
-const tscPretty: CorpusCase = withTarget(ladderBytes(3), tscProject({
-  id: "tsc-pretty",
-  title: "`tsc --pretty` (colour, code frames) on a generated project: unused variables and one type error at 70%",
-  why: TSC_WHY,
-  files: Math.max(Math.round(ladderBytes(3) / (TSC_PRETTY_BYTES_PER_ERROR * TSC_UNUSED_PER_FILE)), 1),
-  defectAt: 0.7,
-  pretty: true
-}))
+const tscPretty: CorpusCase = withTarget(
+  ladderBytes(3),
+  tscProject({
+    id: "tsc-pretty",
+    title:
+      "`tsc --pretty` (colour, code frames) on a generated project: unused variables and one type error at 70%",
+    why: TSC_WHY,
+    files: Math.max(Math.round(ladderBytes(3) / (TSC_PRETTY_BYTES_PER_ERROR * TSC_UNUSED_PER_FILE)), 1),
+    defectAt: 0.7,
+    pretty: true
+  })
+)
 
 /** A line of `pytest -v` per test (`pytest-v/test_orders.py::test_order_00001 PASSED   [  0%]`): ~80 bytes. */
 const PYTEST_V_BYTES_PER_TEST = 80
@@ -755,15 +781,19 @@ const pytestCase = (
     ...(options.targetBytes === undefined ? {} : { targetBytes: options.targetBytes }),
     needle: {
       describe: "pytest's `E       assert` line (the values compared)",
-      pattern: /^(\x1b\[[0-9;]*m)*E +(\x1b\[[0-9;]*m)*assert /,
+      pattern: new RegExp(`^${COLOUR}E +${COLOUR}assert `),
       stream: "stdout"
     },
-    followUp: { pattern: /FAILED|Error|assert/, from: "the task (a failing test run) and pytest's `assert` report" },
+    followUp: {
+      pattern: /FAILED|Error|assert/,
+      from: "the task (a failing test run) and pytest's `assert` report"
+    },
     setup: async ({ workspace }) => {
       const defect = Math.floor(options.tests * PY_DEFECT_AT)
       const tests = Array.from(
         { length: options.tests },
-        (_, i) => `def test_order_${pad(i, 5)}():\n    assert total(${i}) == ${i === defect ? i * 3 + 1 : i * 3}\n`
+        (_, i) =>
+          `def test_order_${pad(i, 5)}():\n    assert total(${i}) == ${i === defect ? i * 3 + 1 : i * 3}\n`
       ).join("\n")
       write(path.join(workspace, options.id, "test_orders.py"), `def total(n):\n    return n * 3\n\n${tests}`)
       return { command: `python3 -m pytest -p no:cacheprovider ${options.flags} ${options.id}` }
@@ -781,9 +811,9 @@ const pytestVerbose = pytestCase({
 
 const pytestQuiet = pytestCase({
   id: "pytest-q",
-  title: "`pytest -q` (a dot per test): 3,000 tests, one fails",
+  title: "`pytest -q` (a dot per test): 1,500 tests, one fails",
   why: TEST_WHY,
-  tests: 3000,
+  tests: 1500,
   flags: "-q"
 })
 
@@ -827,7 +857,11 @@ const npmLs: CorpusCase = {
   targetBytes: ladderBytes(1),
   why: "the install looks wrong and the agent checks the dependency tree",
   followUp: { pattern: /invalid|UNMET|ERR/, from: "the task (the tree is broken) and npm's problem words" },
-  needle: { describe: "the tree line marked `invalid`", pattern: /── pkg-\d+@1\.0\.0 invalid: /, stream: "stdout" },
+  needle: {
+    describe: "the tree line marked `invalid`",
+    pattern: /── pkg-\d+@1\.0\.0 invalid: /,
+    stream: "stdout"
+  },
   setup: async ({ workspace }) => {
     const dir = path.join(workspace, "npm-ls")
     const count = Math.max(Math.round(ladderBytes(1) / NPM_LS_BYTES_PER_PACKAGE), 2)
@@ -836,10 +870,7 @@ const npmLs: CorpusCase = {
     for (let i = 0; i < count; i++) {
       const name = `pkg-${pad(i, 5)}`
       dependencies[name] = i === invalid ? "^2.0.0" : "^1.0.0"
-      write(
-        path.join(dir, "node_modules", name, "package.json"),
-        JSON.stringify({ name, version: "1.0.0" })
-      )
+      write(path.join(dir, "node_modules", name, "package.json"), JSON.stringify({ name, version: "1.0.0" }))
     }
     write(path.join(dir, "package.json"), JSON.stringify({ name: "shop", version: "1.0.0", dependencies }))
     return { command: "cd npm-ls && npm ls --offline" }
@@ -917,7 +948,11 @@ const gitLogMerge: CorpusCase = {
   targetBytes: ladderBytes(6),
   why: "the agent looks at what the last merge brought in",
   followUp: { pattern: /Merge/, from: "the task (the last merge)" },
-  needle: { describe: "the merge's `Merge:` line (its two parents)", pattern: /^Merge: [0-9a-f]+ [0-9a-f]+$/, stream: "stdout" },
+  needle: {
+    describe: "the merge's `Merge:` line (its two parents)",
+    pattern: /^Merge: [0-9a-f]+ [0-9a-f]+$/,
+    stream: "stdout"
+  },
   setup: async ({ workspace }) => {
     const repo = path.join(workspace, "merge-log")
     const commits = Math.max(Math.round(ladderBytes(6) / GIT_LOG_BYTES_PER_COMMIT), 3)
@@ -928,7 +963,13 @@ const gitLogMerge: CorpusCase = {
       )
     const base = 1_750_000_000
     for (let i = 1; i < commits - 1; i++) commit("refs/heads/main", i, base + i * 60, `change ${i}`, "")
-    commit("refs/heads/feature", commits - 1, base + commits * 60, "feature: retry uploads", `from :${commits - 2}\n`)
+    commit(
+      "refs/heads/feature",
+      commits - 1,
+      base + commits * 60,
+      "feature: retry uploads",
+      `from :${commits - 2}\n`
+    )
     commit(
       "refs/heads/main",
       commits,
@@ -946,7 +987,8 @@ const vitestDefault = (options: Variant & { readonly colour: boolean }): CorpusC
   bashCase(options, {
     needle: {
       describe: "the `AssertionError` line of the failure report",
-      pattern: /^(\x1b\[[0-9;]*m)*AssertionError: /,
+      // colour codes wrap the error's name: `ESC[31mESC[1mAssertionErrorESC[22m: expected …`
+      pattern: new RegExp(`^${COLOUR}AssertionError${COLOUR}: `),
       stream: "stderr"
     },
     followUp: TEST_FOLLOW_UP,
@@ -1000,7 +1042,11 @@ const curlProgress: CorpusCase = {
   kind: "bash",
   why: "a download fails and the agent must see why",
   followUp: { pattern: /curl|error/, from: "the task (the download fails) and the tool's name" },
-  needle: { describe: "curl's `(18) transfer closed` error", pattern: /curl: \(18\) transfer closed/, stream: "stderr" },
+  needle: {
+    describe: "curl's `(18) transfer closed` error",
+    pattern: /curl: \(18\) transfer closed/,
+    stream: "stderr"
+  },
   setup: async ({ serve }) => ({
     command: `curl --limit-rate ${DOWNLOAD_RATE} -o /dev/null ${await serve()}/cut/release.tar.gz`
   })
@@ -1012,7 +1058,11 @@ const wgetProgress: CorpusCase = {
   kind: "bash",
   why: "a download script fails and the agent must see which file",
   followUp: { pattern: /ERROR|error|failed/, from: "the task (the download fails)" },
-  needle: { describe: "wget's `ERROR 404: Not Found.` line", pattern: /ERROR 404: Not Found\./, stream: "stderr" },
+  needle: {
+    describe: "wget's `ERROR 404: Not Found.` line",
+    pattern: /ERROR 404: Not Found\./,
+    stream: "stderr"
+  },
   setup: async ({ serve }) => {
     const base = await serve()
     return {
@@ -1027,15 +1077,23 @@ const npmInstall: CorpusCase = {
   kind: "bash",
   why: "the agent installs a dependency and checks it was added",
   followUp: { pattern: /added|ERR|error/, from: "the task (was it installed)" },
-  needle: { describe: "npm's `added N packages` line", pattern: /^added \d+ packages? in /, stream: "stdout" },
+  needle: {
+    describe: "npm's `added N packages` line",
+    pattern: /^added \d+ packages? in /,
+    stream: "stdout"
+  },
   setup: async ({ workspace }) => {
     const pkg = path.join(workspace, "npm-pkg")
-    write(path.join(pkg, "package.json"), JSON.stringify({ name: "left-pad-local", version: "1.2.3", main: "index.js" }))
+    write(
+      path.join(pkg, "package.json"),
+      JSON.stringify({ name: "left-pad-local", version: "1.2.3", main: "index.js" })
+    )
     write(path.join(pkg, "index.js"), "module.exports = (s, n) => String(s).padStart(n)\n")
     run(pkg, "npm", ["pack", "--silent", "--offline"])
     write(path.join(workspace, "npm-app", "package.json"), JSON.stringify({ name: "app", version: "1.0.0" }))
     return {
-      command: "cd npm-app && npm install --offline --no-audit --no-fund --progress ../npm-pkg/left-pad-local-1.2.3.tgz"
+      command:
+        "cd npm-app && npm install --offline --no-audit --no-fund --progress ../npm-pkg/left-pad-local-1.2.3.tgz"
     }
   }
 }
@@ -1053,7 +1111,10 @@ const diffComma: CorpusCase = {
   followUp: { pattern: /^[<>]/, from: "`diff`'s change markers" },
   needle: { describe: "the `>` line of the changed row", pattern: /^> /, stream: "stdout" },
   setup: async ({ workspace }) => {
-    const rows = Array.from({ length: DIFF_ROWS }, (_, i) => `sku-${pad(i, 5)},widget ${i},${(i * 7) % 1000}.99`)
+    const rows = Array.from(
+      { length: DIFF_ROWS },
+      (_, i) => `sku-${pad(i, 5)},widget ${i},${(i * 7) % 1000}.99`
+    )
     write(path.join(workspace, "prices", "good.csv"), rows.join("\n") + "\n")
     const defect = Math.floor(DIFF_ROWS * DIFF_DEFECT_AT)
     rows[defect] = rows[defect]!.replace(/,([0-9]+\.99)$/, "$1")
@@ -1065,20 +1126,26 @@ const diffComma: CorpusCase = {
 /** Lines of the hunk every line of which changed, the real change in its middle. */
 const HUNK_LINES = 300
 
+/** The hunk's lines: every one names a setting with `name`, the middle one sets the timeout. */
+const hunkBody = (name: string, timeout: string): string =>
+  Array.from({ length: HUNK_LINES }, (_, i) =>
+    i === HUNK_LINES / 2 ? `    request_timeout = ${timeout}` : `    ${name}_${pad(i, 3)} = load(${i})`
+  ).join("\n")
+
 const diffHunk: CorpusCase = {
   id: "diff-hunk-300",
   title: "`diff -u` with one 300-line hunk (every line renamed), the one behaviour change in its middle",
   kind: "bash",
   why: "the agent reviews a refactor for a change of behaviour",
   followUp: { pattern: /timeout/, from: "the task (did the refactor change the timeout)" },
-  needle: { describe: "the `+` line that changes the timeout", pattern: /^\+ +request_timeout = 3$/, stream: "stdout" },
+  needle: {
+    describe: "the `+` line that changes the timeout",
+    pattern: /^\+ +request_timeout = 3$/,
+    stream: "stdout"
+  },
   setup: async ({ workspace }) => {
-    const body = (name: string, timeout: (i: number) => string) =>
-      Array.from({ length: HUNK_LINES }, (_, i) =>
-        i === HUNK_LINES / 2 ? `    request_timeout = ${timeout(i)}` : `    ${name}_${pad(i, 3)} = load(${i})`
-      ).join("\n")
-    write(path.join(workspace, "refactor", "old.py"), `def setup():\n${body("cfg", () => "30")}\n`)
-    write(path.join(workspace, "refactor", "new.py"), `def setup():\n${body("config", () => "3")}\n`)
+    write(path.join(workspace, "refactor", "old.py"), `def setup():\n${hunkBody("cfg", "30")}\n`)
+    write(path.join(workspace, "refactor", "new.py"), `def setup():\n${hunkBody("config", "3")}\n`)
     return { command: "diff -u refactor/old.py refactor/new.py" }
   }
 }
@@ -1089,7 +1156,11 @@ const gitLogStat: CorpusCase = {
   kind: "bash",
   why: "the agent checks how big a file was when it came in",
   followUp: { pattern: /Schedule/, from: "the task (how big was `Schedule.ts`)" },
-  needle: { describe: "the stat line of `src/Schedule.ts`", pattern: /^ src\/Schedule\.ts \| +\d+ \+/, stream: "stdout" },
+  needle: {
+    describe: "the stat line of `src/Schedule.ts`",
+    pattern: /^ src\/Schedule\.ts \| +\d+ \+/,
+    stream: "stdout"
+  },
   setup: async ({ workspace }) => ({ command: `git -C ${history(workspace)} log --stat --no-color` })
 }
 

@@ -102,7 +102,7 @@ export const spent = (cell: Scored): number =>
  * @since 0.1.0
  * @category predicates
  */
-export const hasControl = (text: string): boolean => /[\x1b\r]/.test(text)
+export const hasControl = (text: string): boolean => text.includes("\u001b") || text.includes("\r")
 
 /**
  * The rule, applied: the same code for toolcap's real tools and for every peer model.
@@ -159,7 +159,9 @@ export const shownText = (view: View): string =>
  */
 export const namesPlace = (view: View): boolean => {
   const location = view.location
-  return location !== undefined && (location.kind === "file" ? view.truncated : view.text.includes(location.path))
+  return (
+    location !== undefined && (location.kind === "file" ? view.truncated : view.text.includes(location.path))
+  )
 }
 
 /**

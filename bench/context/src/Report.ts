@@ -267,7 +267,15 @@ export const gridCell = (cell: Scored): string =>
 export const section = (results: Results, chartFile: string): string => {
   const n = results.rows.length
   const caseTable = table(
-    ["case", "agent's call", "why a user makes it", "follow-up", "raw output", "needle (located by rule)", "where"],
+    [
+      "case",
+      "agent's call",
+      "why a user makes it",
+      "follow-up",
+      "raw output",
+      "needle (located by rule)",
+      "where"
+    ],
     results.rows.map((row) => [
       `\`${row.id}\`${row.group === undefined ? "" : ` (${row.group})`}`,
       row.source,
