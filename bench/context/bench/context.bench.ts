@@ -306,7 +306,7 @@ const main = async (): Promise<void> => {
         source:
           corpusCase.kind === "bash" ? `Bash: ${corpusCase.title}` : `Read \`${file}\`: ${corpusCase.title}`,
         why: corpusCase.why,
-        followUp: `\`${corpusCase.followUp.pattern.source.replace(/\|/g, "\\|")}\` (${corpusCase.followUp.from})`,
+        followUp: `\`${corpusCase.followUp.pattern.source.replace(/\|/g, "\\|")}\`, from ${corpusCase.followUp.from}`,
         ...(corpusCase.targetBytes === undefined ? {} : { targetBytes: corpusCase.targetBytes }),
         rawBytes: byteLength(raw.stdout) + byteLength(raw.stderr),
         rawLines: lineCount(raw.stdout) + lineCount(raw.stderr),
