@@ -266,6 +266,22 @@ const vitestFail: CorpusCase = {
 // in the "failing tests" list after the summary. The failing test is at 70% of the file.
 const NODE_DEFECT_AT = 0.7
 
+/** `orders.test.mjs` in `dir`: `tests` tests of node's runner, the one at `NODE_DEFECT_AT` failing. */
+const nodeTestFile = (dir: string, tests: number): void => {
+  const defect = Math.floor(tests * NODE_DEFECT_AT)
+  write(
+    path.join(dir, "orders.test.mjs"),
+    [
+      `import { test } from "node:test"`,
+      `import assert from "node:assert/strict"`,
+      `const total = (n) => n * 3`,
+      `for (let i = 0; i < ${tests}; i++)`,
+      `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
+      ``
+    ].join("\n")
+  )
+}
+
 const nodeTests = (
   options: Variant & {
     readonly tests: number
@@ -283,18 +299,7 @@ const nodeTests = (
       from: "the task (a failing test run) and the spec reporter's `✖` mark"
     },
     setup: async ({ workspace }) => {
-      const defect = Math.floor(options.tests * NODE_DEFECT_AT)
-      write(
-        path.join(workspace, options.id, "orders.test.mjs"),
-        [
-          `import { test } from "node:test"`,
-          `import assert from "node:assert/strict"`,
-          `const total = (n) => n * 3`,
-          `for (let i = 0; i < ${options.tests}; i++)`,
-          `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
-          ``
-        ].join("\n")
-      )
+      nodeTestFile(path.join(workspace, options.id), options.tests)
       return { command: `node --test --test-reporter=spec ${options.id}/orders.test.mjs` }
     }
   })
@@ -889,18 +894,9 @@ const nodeTestTap: CorpusCase = {
   followUp: { pattern: /not ok|fail|Error/, from: "the task (a failing test run) and TAP's `not ok`" },
   needle: { describe: "the `not ok` line", pattern: /^not ok \d+ - total of order \d+$/, stream: "stdout" },
   setup: async ({ workspace }) => {
-    const tests = Math.max(Math.round(ladderBytes(4) / NODE_TAP_BYTES_PER_TEST), 1)
-    const defect = Math.floor(tests * NODE_DEFECT_AT)
-    write(
-      path.join(workspace, "node-tap", "orders.test.mjs"),
-      [
-        `import { test } from "node:test"`,
-        `import assert from "node:assert/strict"`,
-        `const total = (n) => n * 3`,
-        `for (let i = 0; i < ${tests}; i++)`,
-        `  test(\`total of order \${i}\`, () => assert.equal(total(i), i === ${defect} ? i * 3 + 1 : i * 3))`,
-        ``
-      ].join("\n")
+    nodeTestFile(
+      path.join(workspace, "node-tap"),
+      Math.max(Math.round(ladderBytes(4) / NODE_TAP_BYTES_PER_TEST), 1)
     )
     return { command: "node --test node-tap/orders.test.mjs" }
   }
