@@ -411,7 +411,7 @@ const main = async (): Promise<void> => {
         fs.readFileSync(README_FILE, "utf8"),
         `${REGION} summary`,
         [
-          `Context health, from [BENCHMARKS.md](BENCHMARKS.md) (${rows.length} real tool outputs, toolcap's real tools under two budget profiles against other hosts' tools modelled from their sources; seen in the first result, reached with one follow-up from a saved copy or a filtered re-run, or lost; ${Tokens.TOKENIZER} tokens):`,
+          `Context health, from [BENCHMARKS.md](BENCHMARKS.md) (${rows.length} real tool outputs, toolcap's real tools under two budget profiles against other hosts' tools modelled from their sources; seen in the first result, reached with one follow-up from a saved copy or a filtered re-run, or lost; tokens: ${Tokens.TOKENIZER}):`,
           "",
           summaryTable(results)
         ].join("\n")
