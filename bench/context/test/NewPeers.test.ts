@@ -31,6 +31,8 @@ const output: fc.Arbitrary<string> = fc.oneof(
     .map((lines) => lines.join("\n"))
 )
 
+const file = (content: string): Location => ({ kind: "file", path: "/work/f.txt", content })
+
 describe("pi", () => {
   it.prop(
     "bash: whole within 2000 lines and 50 KB, else the tail and a marker naming the lines and the full output's path",
@@ -93,7 +95,6 @@ describe("pi", () => {
   })
 
   it("read: the first whole lines within 2000 lines and 50 KB, no line numbers, a notice naming the next offset", () => {
-    const file = (content: string): Location => ({ kind: "file", path: "/work/f.txt", content })
     const many = Array.from({ length: 2500 }, (_, i) => `row ${i}`).join("\n")
     const view = pi.read.apply(file(many))
     assert.isTrue(view.text.startsWith("row 0\nrow 1\n"))

@@ -275,17 +275,17 @@ describe("peer shell models", () => {
       "cd src && grep x f",
       "cat f | grep x"
     ]) {
-      const raw = {
+      const exitOne = {
         stdout: output,
         stderr: "",
         exitCode: 1,
         command,
         arrival: [{ stream: "stdout" as const, data: output }]
       }
-      const view = claudeCode.shell.apply(raw, SAVED)
+      const view = claudeCode.shell.apply(exitOne, SAVED)
       assert.include(view.text, "<persisted-output>", command)
       assert.isDefined(view.location, command)
-      const failed = claudeCode.shell.apply({ ...raw, exitCode: 2 }, SAVED)
+      const failed = claudeCode.shell.apply({ ...exitOne, exitCode: 2 }, SAVED)
       assert.isTrue(failed.text.startsWith("Exit code 2\n"), command)
       assert.isUndefined(failed.location, command)
     }

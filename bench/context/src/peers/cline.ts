@@ -56,11 +56,11 @@ const wholeLinesKept = (
   keep: number
 ): Array<{ readonly at: number; readonly text: string }> => {
   const out: Array<{ readonly at: number; readonly text: string }> = []
-  let at = 0
+  let offset = 0
   for (const text of body.split("\n")) {
-    const end = at + text.length
-    if (end <= keep || at >= body.length - keep) out.push({ at, text })
-    at = end + 1
+    const end = offset + text.length
+    if (end <= keep || offset >= body.length - keep) out.push({ at: offset, text })
+    offset = end + 1
   }
   return out
 }

@@ -63,7 +63,7 @@ const truncate = (text: string, max: number): string => {
 }
 
 /** `strip_ansi`: CSI sequences (colours, styles) removed. */
-const ANSI = new RegExp("\u001b\\[[0-9;]*[a-zA-Z]", "g")
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[a-zA-Z]`, "g")
 const stripAnsi = (text: string): string => text.replace(ANSI, "")
 
 /** Rust's `str::lines`: split at `\n`, a `\r` before it dropped, no last empty line. */
@@ -118,13 +118,13 @@ export const rtkTscFilter = (output: string): string => {
   const byCode = new Map<string, number>()
   for (const error of errors) byCode.set(error.code, (byCode.get(error.code) ?? 0) + 1)
   let result = `TypeScript: ${errors.length} errors in ${byFile.size} files\n═══════════════════════════════════════\n`
-  const codes = [...byCode].sort((a, b) => b[1] - a[1])
+  const codes = [...byCode].toSorted((a, b) => b[1] - a[1])
   if (codes.length > 1)
     result += `Top codes: ${codes
       .slice(0, 5)
       .map(([code, count]) => `${code} (${count}x)`)
       .join(", ")}\n\n`
-  for (const [file, fileErrors] of [...byFile].sort((a, b) => b[1].length - a[1].length)) {
+  for (const [file, fileErrors] of [...byFile].toSorted((a, b) => b[1].length - a[1].length)) {
     result += `${file} (${fileErrors.length} errors)\n`
     for (const error of fileErrors) {
       result += `  L${error.line}: ${error.code} ${truncate(error.message, 120)}\n`
@@ -249,7 +249,7 @@ export const rtkLsFilter = (raw: string, showAll: boolean): string => {
     }
   }
   if (dirs.length === 0 && files.length === 0) return "(empty)\n"
-  const exts = [...byExt].sort((a, b) => b[1] - a[1])
+  const exts = [...byExt].toSorted((a, b) => b[1] - a[1])
   const summary =
     `📊 ${files.length} files, ${dirs.length} dirs` +
     (exts.length === 0
