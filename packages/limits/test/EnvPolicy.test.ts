@@ -3,7 +3,7 @@
 // every bad policy is refused naming its field.
 import { assert, describe, it } from "@effect/vitest"
 import { EnvPolicy } from "@toolcap/limits"
-import { Either, FastCheck as fc } from "effect"
+import { Either, FastCheck as fc, Option } from "effect"
 
 const host = {
   HOME: "/home/u",
@@ -39,6 +39,13 @@ const nameArb = fc
 const envArb = fc.dictionary(nameArb, fc.string({ maxLength: 8 }), { maxKeys: 12 })
 
 const isSecret = (name: string) => secretWords.some((word) => name.toUpperCase().includes(word))
+
+/** The error a bad policy is refused with (the test fails when it is accepted). */
+const refused = (policy: unknown) => {
+  const decoded = EnvPolicy.decode(policy, "test")
+  assert.isTrue(Either.isLeft(decoded), JSON.stringify(policy))
+  return Option.getOrThrow(Either.getLeft(decoded))
+}
 
 describe("EnvPolicy", () => {
   it("by default passes everything but the secret-looking names, empty values included", () => {
@@ -101,11 +108,6 @@ describe("EnvPolicy", () => {
   })
 
   it("refuses a bad policy naming the field and what to pass", () => {
-    const refused = (policy: unknown) => {
-      const decoded = EnvPolicy.decode(policy, "test")
-      assert.isTrue(Either.isLeft(decoded), JSON.stringify(policy))
-      return Either.getLeft(decoded).pipe((left) => (left._tag === "Some" ? left.value : undefined))!
-    }
     const inherit = refused({ inherit: "some" })
     assert.strictEqual(inherit.code, "ENV_POLICY_INVALID")
     assert.strictEqual(inherit.field, "inherit")

@@ -14,7 +14,6 @@ import type { Stop } from "./search/order.js"
 export const plural = (count: number, word: string): string =>
   `${count} ${word}${count === 1 ? "" : word.endsWith("ch") ? "es" : "s"}`
 
-
 /** Where a clipped line continues: the file (as the shell should name it) and the first byte left out. */
 export interface ClipContinuation {
   /** The file as Bash (cwd = workspace) reaches it. */

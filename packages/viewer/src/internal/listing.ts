@@ -47,7 +47,7 @@ const throughDescriptors = async (root: string, levels: ReadonlyArray<string>, s
     )
     return listed.flat()
   } finally {
-    for (const handle of held.reverse()) await handle.close().catch(() => {})
+    for (const handle of held.toReversed()) await handle.close().catch(() => {})
   }
 }
 
@@ -96,23 +96,25 @@ export const spillFilesWithoutProc = (
 ): Promise<ReadonlyArray<Listed>> =>
   throughPaths(scratchRoot, [session, outputDir], path.join(scratchRoot, session, outputDir)).catch(() => [])
 
+/** The names of the directories directly inside `at` (not following links). */
+const directoryEntries = async (at: string): Promise<Array<string>> =>
+  (await fsp.readdir(at, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+
 /**
  * The names of the real directories directly inside `scratchRoot` (itself opened no-follow where
  * /proc is there, else `lstat`ed), none when it is a link or missing. Never fails.
  */
 export const directoryNames = async (scratchRoot: string): Promise<ReadonlyArray<string>> => {
-  const names = async (at: string) =>
-    (await fsp.readdir(at, { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
   if (!Procfs.hasDescriptorPaths())
     return (await fsp.lstat(scratchRoot).catch(() => undefined))?.isDirectory() === true
-      ? names(scratchRoot).catch(() => [])
+      ? directoryEntries(scratchRoot).catch(() => [])
       : []
   const handle = await fsp.open(scratchRoot, DIRECTORY_NO_FOLLOW).catch(() => undefined)
   if (handle === undefined) return []
   try {
-    return await names(Procfs.descriptorPath(handle.fd)).catch(() => [])
+    return await directoryEntries(Procfs.descriptorPath(handle.fd)).catch(() => [])
   } finally {
     await handle.close().catch(() => {})
   }
