@@ -42,6 +42,7 @@ const RELIABILITY_FILES = [
   "packages/adapters/test/reliability.load.test.ts",
   "packages/adapters/test/reliability.faults.test.ts",
   "packages/adapters/test/hostileInput.test.ts",
+  "packages/adapters/test/reliability.input.test.ts",
   "packages/checkpoint/test/Persistence.test.ts",
   "apps/demo/test/reliability.kill.test.ts",
   "apps/demo/test/reliability.reach.test.ts",

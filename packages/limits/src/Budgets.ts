@@ -148,6 +148,13 @@ export const BudgetsFields = {
    * stack. Refused before any decoding.
    */
   inputMaxDepth: withDefault(wholeAtLeast(1, "levels"), 64),
+  /**
+   * Longest Bash command, in UTF-8 bytes; longer ones are refused as invalid input. 8 MiB runs
+   * any generated script or heredoc a model writes (one over the kernel's 128 KiB argument limit
+   * is handed to the shell through a file), while a command of more is data that belongs in a
+   * file the command reads, and each call holds its command a few times in memory.
+   */
+  bashCommandMaxBytes: withDefault(wholeAtLeast(1, "bytes"), 8 * 1024 * KB),
   /** Default Glob entry cap (limit). */
   globLimit: entries(100),
   /** Largest Glob entry cap a caller may ask for; larger requests are clamped. */

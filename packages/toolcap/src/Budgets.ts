@@ -31,6 +31,7 @@ export type BudgetField =
   | "globMaxPatternBytes"
   | "globMaxBraceExpansions"
   | "inputMaxDepth"
+  | "bashCommandMaxBytes"
   | "globLimit"
   | "globMaxLimit"
   | "captureMaxBytes"

@@ -31,6 +31,7 @@ export type {
 export type {
   CallOptions,
   CheckpointOptions,
+  EnvPolicy,
   InputSchema,
   PromiseToolHost,
   TextOptions,
