@@ -13,6 +13,7 @@ type Json = Record<string, unknown>
 
 const ESC = "\x1b"
 /** What must never reach the model: ESC, CR, any other C0 but \t and \n, DEL, C1. */
+// oxlint-disable-next-line no-control-regex -- the control characters are what is matched
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
 
 const PROGRESS =

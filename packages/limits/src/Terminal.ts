@@ -118,8 +118,8 @@ export const render = (
   options: Options = {}
 ): { readonly text: string; readonly counts: Counts } => {
   const renderer = make(options)
-  const text_ = renderer.push(text).join("") + renderer.end().join("")
-  return { text: text_, counts: renderer.counts() }
+  const rendered = renderer.push(text).join("") + renderer.end().join("")
+  return { text: rendered, counts: renderer.counts() }
 }
 
 /**

@@ -88,7 +88,7 @@ const stream = fc.array(token, { maxLength: 60 }).map((tokens) => tokens.join(""
 const cuts = fc.array(fc.nat(), { maxLength: 8 })
 
 const chunked = (text: string, at: ReadonlyArray<number>): Array<string> => {
-  const points = [...new Set(at.map((point) => (text.length === 0 ? 0 : point % text.length)))].sort(
+  const points = [...new Set(at.map((point) => (text.length === 0 ? 0 : point % text.length)))].toSorted(
     (a, b) => a - b
   )
   const chunks: Array<string> = []
@@ -148,6 +148,7 @@ const show = (text: string): string =>
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`
   )
 
+// oxlint-disable-next-line no-control-regex -- the control characters are what is matched
 const FORBIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
 
 describe("Terminal", () => {

@@ -521,7 +521,7 @@ const main = async () => {
         unit: "ms",
         baselineName: "bare Node drain of the same command",
         ratio: ratioOf,
-        target: `ratio <= ${RENDER_RATIO_TARGET}`,
+        target: `<= ${RENDER_RATIO_TARGET}`,
         met: ratioOf <= RENDER_RATIO_TARGET
       })
       console.log(

@@ -20,8 +20,10 @@ const enum State {
 type Row = string | Array<string>
 
 // anything the fast path cannot copy as text: C0 but \t, DEL, C1 (\n is split on, not parsed)
+// oxlint-disable-next-line no-control-regex -- the control characters are what is matched
 const SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
 // what ends a run of text in the parser's ground state (\n included)
+// oxlint-disable-next-line no-control-regex -- the control characters are what is matched
 const RUN_END = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g
 
 // a parameter larger than any screen: caps the work one sequence can ask for
@@ -175,9 +177,9 @@ export const make = (options: Required<Options>): Renderer => {
   }
 
   /** Writes a run of text (no control in it) at the cursor. */
-  const write = (text: string) => {
-    if (text.length === 0) return
-    const run = (shifted ? g1Graphics : g0Graphics) ? toGraphics(text) : text
+  const write = (piece: string) => {
+    if (piece.length === 0) return
+    const run = (shifted ? g1Graphics : g0Graphics) ? toGraphics(piece) : piece
     const row = rows[cy]!
     if (atEnd || (typeof row === "string" && cx === codePoints(row))) {
       rows[cy] = (row as string) + run
