@@ -21,6 +21,22 @@ export * as Abort from "./Abort.js"
  */
 export * as Budgets from "./Budgets.js"
 /**
+ * Bash's environment policy: which host variables a call gets (inherit, excludes, include,
+ * includeOnly, set), secrets left out by default.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as EnvPolicy from "./EnvPolicy.js"
+/**
+ * Names that cannot forge lines: a path holding a control character, C-quoted as git quotes it
+ * (`"dir\n/etc/shadow"`) in every text the model reads; and as one shell word.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as PathQuote from "./PathQuote.js"
+/**
  * Bounds on the work one tool input can cause (depth, path and glob length, brace expansions),
  * and the short quote error messages use.
  *
@@ -57,6 +73,14 @@ export * as Newlines from "./Newlines.js"
  * @category modules
  */
 export * as SpillCopy from "./SpillCopy.js"
+/**
+ * What a terminal would show of a command's output: a pure, streaming renderer (`\r`, erase,
+ * cursor moves, SGR/OSC removed) with exact counts of what it changed.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Terminal from "./Terminal.js"
 /**
  * The typed tool errors with their stable wire codes.
  *

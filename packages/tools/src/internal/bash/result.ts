@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Digest } from "@toolcap/digest"
-import { Budgets, Marker, Truncate, Truncation } from "@toolcap/limits"
+import { Budgets, Marker, Terminal, Truncate, Truncation } from "@toolcap/limits"
 import type { BashResult } from "../../Bash.js"
 import type * as Supervisor from "../../Supervisor.js"
 import type * as Output from "./output.js"
@@ -30,80 +30,113 @@ export type Ending =
   | { readonly kind: "TimedOut"; readonly timeoutSeconds: number }
   | { readonly kind: "Aborted" }
 
-interface StreamReport {
-  readonly text: string
-  readonly truncation: Truncation.Truncation | undefined
-  readonly spillPath: string | undefined
-  readonly omitted: { readonly bytes: number; readonly lines: number }
-}
-
 /** What the captures did not retain: everything between the ends they kept. */
 const omittedOf = (captured: Output.Captured, any: Truncate.Cut) => ({
   bytes: Math.max(0, any.totalBytes - (captured.head?.keptBytes ?? 0) - (captured.tail?.keptBytes ?? 0)),
   lines: Math.max(0, any.totalLines - (captured.head?.keptLines ?? 0) - (captured.tail?.keptLines ?? 0))
 })
 
+type Budget = { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number }
+
+/** One capture cut to the result budget and marked, the saved copy named in its marker. */
+const excerptOf = (
+  captured: Output.Captured,
+  budget: Budget,
+  saved: Marker.SavedCopy | undefined
+): { readonly text: string; readonly truncation: Truncation.Truncation | undefined } => {
+  const any = (captured.head ?? captured.tail)!
+  const whole = Truncate.narrow(any, budget)
+  if (!whole.truncated) return { text: whole.text, truncation: undefined }
+  const parts = Truncate.splitBudget(budget, budget.headShare)
+  if (parts.head !== undefined && parts.tail !== undefined) {
+    const head = Truncate.narrow(captured.head!, parts.head)
+    const tail = Truncate.narrow(captured.tail!, parts.tail)
+    return {
+      text: Truncate.renderBoth(head, tail, budget, saved),
+      truncation: Truncation.fromBoth(head, tail, budget, saved)
+    }
+  }
+  const excerpt = Truncate.narrow(any, parts.head ?? parts.tail!)
+  return { text: Truncate.render(excerpt, saved), truncation: Truncation.fromCut(excerpt, saved) }
+}
+
+interface StreamReport {
+  /** The raw excerpt (the `stdout`/`stderr` field). */
+  readonly raw: string
+  /** The rendered excerpt the model reads; the budgets and `truncation` are its. */
+  readonly text: string
+  readonly truncation: Truncation.Truncation | undefined
+  /** Whether the raw excerpt was cut. */
+  readonly rawTruncated: boolean
+  readonly spillPath: string | undefined
+  readonly saved: Marker.SavedCopy | undefined
+  readonly rendering: Terminal.Counts
+  readonly omitted: { readonly bytes: number; readonly lines: number }
+}
+
 /**
- * Cuts one stream's capture to its result budget; when cut, saves the stream's copy (the whole
- * stream, or its head and tail) and names it in the marker as what it is.
+ * Cuts one stream's raw and rendered captures to its result budget; saves the stream's raw copy
+ * (the whole stream, or its head and tail) when either was cut or when rendering changed more
+ * than colour (rules T6), and names it in the markers as what it is.
  */
 const reportStream = (
   output: Output.StreamOutput,
-  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number },
+  budget: Budget,
   failed: boolean
 ): Effect.Effect<StreamReport> =>
   Effect.gen(function* () {
     const captured = output.capture()
+    const rendered = output.renderedCapture()
+    const rendering = output.renderCounts()
     const any = (captured.head ?? captured.tail)!
     const omitted = omittedOf(captured, any)
+    const rawTruncated = Truncate.narrow(any, budget).truncated
     if (output.digest !== undefined) {
-      const digested = yield* reportDigest(output, output.digest, any, budget, failed)
-      if (digested !== undefined) return { ...digested, omitted }
+      const digested = yield* reportDigest(output, output.digest, captured, budget, failed)
+      if (digested !== undefined) return { ...digested, rawTruncated, rendering, omitted }
     }
-    const whole = Truncate.narrow(any, budget)
-    if (!whole.truncated) {
-      output.spill?.discard()
-      return { text: whole.text, truncation: undefined, spillPath: undefined, omitted }
-    }
+    const renderedAny = (rendered.head ?? rendered.tail)!
+    const keepCopy =
+      rawTruncated ||
+      Truncate.narrow(renderedAny, budget).truncated ||
+      Terminal.changedBeyondColour(rendering)
+    if (!keepCopy) output.spill?.discard()
     const saved: Marker.SavedCopy | undefined =
-      output.spill === undefined ? undefined : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
-    const parts = Truncate.splitBudget(budget, budget.headShare)
-    if (parts.head !== undefined && parts.tail !== undefined) {
-      const head = Truncate.narrow(captured.head!, parts.head)
-      const tail = Truncate.narrow(captured.tail!, parts.tail)
-      return {
-        text: Truncate.renderBoth(head, tail, budget, saved),
-        truncation: Truncation.fromBoth(head, tail, budget, saved),
-        spillPath: saved?.path,
-        omitted
-      }
-    }
-    const excerpt = Truncate.narrow(any, parts.head ?? parts.tail!)
+      !keepCopy || output.spill === undefined
+        ? undefined
+        : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
+    const raw = excerptOf(captured, budget, saved)
+    const model = excerptOf(rendered, budget, saved)
     return {
-      text: Truncate.render(excerpt, saved),
-      truncation: Truncation.fromCut(excerpt, saved),
+      raw: raw.text,
+      text: model.text,
+      truncation: model.truncation,
+      rawTruncated,
       spillPath: saved?.path,
+      saved,
+      rendering,
       omitted
     }
   })
 
 /**
- * The digest of one stream (rules G1–G9), when it changed the text: the raw stream is saved to
- * its spill copy whatever the exit (whole, or head and tail, as the copy's sentence says), the
- * header names the copy, and the budget applies last (a cut of the digest's own text, which the
- * digest already fitted to the budget, must-keep lines first). Undefined when the digest left the
- * text as it is: the stream is cut as without a digest.
+ * The digest of one stream (rules G1–G9), when it changed the text: the digest reads the rendered
+ * stream; the raw stream is saved to its spill copy whatever the exit (whole, or head and tail, as
+ * the copy's sentence says), the header names the copy, and the budget applies last (a cut of the
+ * digest's own text, which the digest already fitted to the budget, must-keep lines first).
+ * Undefined when the digest left the text as it is: the stream is cut as without a digest.
  */
 const reportDigest = (
   output: Output.StreamOutput,
   digester: Digest.Digester,
-  any: Truncate.Cut,
-  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number },
+  captured: Output.Captured,
+  budget: Budget,
   failed: boolean
-): Effect.Effect<Omit<StreamReport, "omitted"> | undefined> =>
+): Effect.Effect<Omit<StreamReport, "rawTruncated" | "rendering" | "omitted"> | undefined> =>
   Effect.gen(function* () {
     const outcome = digester.finish({ failed, budget })
     if (!outcome.changed) return undefined
+    const any = (captured.head ?? captured.tail)!
     const saved: Marker.SavedCopy | undefined =
       output.spill === undefined ? undefined : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
     const digest = outcome.render({
@@ -120,6 +153,7 @@ const reportDigest = (
     })
     const text = cut.truncated ? Truncate.render(cut, saved) : digest
     return {
+      raw: excerptOf(captured, budget, saved).text,
       text,
       truncation: {
         kept: "both",
@@ -131,9 +165,49 @@ const reportDigest = (
         limitBytes: budget.maxBytes,
         ...Truncation.spillFields(saved)
       },
-      spillPath: saved?.path
+      spillPath: saved?.path,
+      saved
     }
   })
+
+const plural = (count: number, one: string, many: string): string =>
+  `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`
+
+/**
+ * The notice of what rendering changed in one stream, or undefined when it changed nothing:
+ * `stdout rendered as a terminal shows it: 412 progress frames collapsed, 1,034 colour codes
+ * removed. Raw bytes: Full output saved to … — Grep it, or Read it with offset/limit.`
+ */
+const renderingNotice = (name: string, report: StreamReport): string | undefined => {
+  const counts = report.rendering
+  const parts = [
+    ...(counts.progressFrames > 0
+      ? [plural(counts.progressFrames, "progress frame collapsed", "progress frames collapsed")]
+      : []),
+    ...(counts.colourCodes > 0
+      ? [plural(counts.colourCodes, "colour code removed", "colour codes removed")]
+      : []),
+    ...(counts.otherSequences > 0
+      ? [plural(counts.otherSequences, "other escape sequence removed", "other escape sequences removed")]
+      : []),
+    ...(counts.linesErased > 0 ? [plural(counts.linesErased, "line erased", "lines erased")] : []),
+    ...(counts.controls > 0
+      ? [plural(counts.controls, "control character applied", "control characters applied")]
+      : []),
+    ...(counts.clippedChars > 0
+      ? [
+          plural(
+            counts.clippedChars,
+            "character past the right margin dropped",
+            "characters past the right margin dropped"
+          )
+        ]
+      : [])
+  ]
+  if (parts.length === 0) return undefined
+  const copy = report.saved === undefined ? "" : ` Raw bytes: ${Marker.nextStep(report.saved)}`
+  return `${name} rendered as a terminal shows it: ${parts.join(", ")}.${copy}`
+}
 
 const headline = (
   ending: Ending,
@@ -174,6 +248,28 @@ const headline = (
       `could not stop ${termination.survivors.length} process(es) still alive after SIGKILL: ${listPids(termination.survivors)}`
     )
   }
+  const foreign = termination.foreign ?? []
+  if (foreign.length > 0) {
+    const back = foreign.filter((member) => member.movedTo !== undefined)
+    lines.push(
+      `left alone ${foreign.length} process(es) the call did not start, found in its cgroup: ${listPids(foreign.map((member) => member.pid))}` +
+        (back.length === foreign.length
+          ? " (each moved back to the cgroup it came from)"
+          : ` (${foreign.length - back.length} could not be moved out of the call's cgroup)`)
+    )
+  }
+  const shm = termination.shmRemoved ?? []
+  if (shm.length > 0) {
+    lines.push(
+      `removed ${shm.length} file(s) the call left in /dev/shm: ${shm
+        .slice(0, 5)
+        .map((name) => JSON.stringify(name))
+        .join(", ")}${shm.length > 5 ? ", ..." : ""}`
+    )
+  }
+  if ((termination.thawed ?? 0) > 0) {
+    lines.push(`thawed ${termination.thawed} frozen cgroup(s) of the call before stopping it`)
+  }
   const ceiling = termination.memoryCeiling
   if (ceiling !== undefined && termination.memory?.reached === true) {
     const kills = termination.memory.oomKills
@@ -183,7 +279,13 @@ const headline = (
     )
   } else if (ceiling?.enforcedBy === "rlimit" && !(ending.kind === "Exited" && status?.code === 0)) {
     lines.push(
-      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process applied: an allocation past it fails inside the program`
+      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process (${ceiling.mechanism ?? "rlimit"}) applied: an allocation past it fails inside the program`
+    )
+  }
+  const tasks = termination.taskLimit
+  if (tasks !== undefined && termination.tasks?.reached === true) {
+    lines.push(
+      `the call reached its task limit of ${tasks.maxTasks} processes and threads: the kernel refused ${termination.tasks.forkFailures} forks (EAGAIN, "Resource temporarily unavailable")`
     )
   }
   if (termination.pipesHeld) {
@@ -203,6 +305,8 @@ const terminationOf = (termination: Termination): BashResult["termination"] => {
     pipesHeld,
     signalled: _signalled,
     survivors,
+    tasks,
+    taskLimit,
     unstoppable,
     ...containment
   } = termination
@@ -211,6 +315,9 @@ const terminationOf = (termination: Termination): BashResult["termination"] => {
     ...(memoryCeiling === undefined
       ? {}
       : { memoryCeiling: memory === undefined ? memoryCeiling : { ...memoryCeiling, ...memory } }),
+    ...(taskLimit === undefined
+      ? {}
+      : { taskLimit: tasks === undefined ? taskLimit : { ...taskLimit, ...tasks } }),
     survivors: [...unstoppable, ...survivors],
     pipesHeld
   }
@@ -240,19 +347,27 @@ export const buildResult = (input: {
       ...(stdout.text.length > 0 ? [section("stdout", stdout.text)] : []),
       ...(stderr.text.length > 0 ? [section("stderr", stderr.text)] : [])
     ]
+    const notices = [renderingNotice("stdout", stdout), renderingNotice("stderr", stderr)].filter(
+      (notice) => notice !== undefined
+    )
     const output = [
       headline(input.ending, input.status, durationMs, input.termination, budgets.bashKillGraceMs),
+      ...notices,
       ...(sections.length > 0 ? sections : ["(no output)"])
     ].join("\n")
     return {
       callId: input.callId,
       runId: input.runId,
-      stdout: stdout.text,
-      stderr: stderr.text,
+      stdout: stdout.raw,
+      stderr: stderr.raw,
       exitCode: input.status?.code ?? null,
       signal: input.status?.signal ?? null,
       durationMs,
-      truncated: stdout.truncation !== undefined || stderr.truncation !== undefined,
+      truncated:
+        stdout.truncation !== undefined ||
+        stderr.truncation !== undefined ||
+        stdout.rawTruncated ||
+        stderr.rawTruncated,
       truncation: {
         ...(stdout.truncation !== undefined ? { stdout: stdout.truncation } : {}),
         ...(stderr.truncation !== undefined ? { stderr: stderr.truncation } : {})
@@ -263,6 +378,9 @@ export const buildResult = (input: {
         ...(stderr.spillPath !== undefined ? { stderr: stderr.spillPath } : {})
       },
       lastSeq: { stdout: input.stdout.lastSeq(), stderr: input.stderr.lastSeq() },
+      ...(Terminal.changed(stdout.rendering) || Terminal.changed(stderr.rendering)
+        ? { rendering: { stdout: stdout.rendering, stderr: stderr.rendering } }
+        : {}),
       killedPids: [...input.termination.signalled],
       termination: terminationOf(input.termination),
       output

@@ -17,7 +17,9 @@ import type {
   Shell,
   SupervisorService
 } from "../../Supervisor.js"
+import * as CallBounds from "./bounds.js"
 import * as Cgroup from "./cgroup.js"
+import * as V1 from "./cgroupV1.js"
 import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
@@ -218,14 +220,29 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         landlockScopes: scopes.apply,
         ...(scopes.apply ? {} : { landlockScopesReason: scopes.reason })
       })
+      const decider = CallBounds.make({
+        v2Parent: detected?.parent,
+        memoryController: options.memoryController ?? true,
+        cgroupV1: options.cgroupV1 ?? true,
+        shmCleanup: options.shmCleanup ?? true,
+        watchdog,
+        runIdPrefix: yield* runIdPrefix,
+        probeName: yield* probeName
+      })
+      // what dead hosts left in the v1 hierarchies, after their v2 cgroups below
+      const sweepV1 = Effect.forEach(decider.v1Parents(), (parent) => V1.sweep(parent), {
+        discard: true
+      })
       if (detected === undefined || detected.parent === undefined) {
         yield* forkSweep
+        yield* sweepV1
         const fallbackReason =
           detected?.fallbackReason ??
           (options.containment === "group" ? "the group tier was asked for" : `${CONTAINMENT_VARIABLE}=group`)
-        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }), guards)
+        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }), guards, decider)
       }
       yield* Cgroup.sweep(detected.parent)
+      yield* sweepV1
       return yield* TierCgroup.make({
         parent: detected.parent,
         entry: detected.entry,
@@ -233,6 +250,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         launcherServer: options.launcherServer ?? true,
         watchdog,
         guards,
+        bounds: decider,
         containment: base({
           containment: "cgroup",
           cgroupEntry: detected.entry,
