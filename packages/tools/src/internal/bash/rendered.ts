@@ -8,7 +8,7 @@
  * ./output.ts. Node-specific (StringDecoder).
  */
 import { StringDecoder } from "node:string_decoder"
-import { Terminal, type Truncate } from "@toolcap/limits"
+import { Terminal } from "@toolcap/limits"
 
 /**
  * How much plain output stays drawable once rendering begins: a window of the renderer's 100
