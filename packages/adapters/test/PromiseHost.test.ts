@@ -195,7 +195,8 @@ describe("PromiseHost.createToolHost", () => {
     const digested = await host.call("Bash", { command: "seq 1 2000" })
     assert.isTrue(digested.ok)
     if (!digested.ok) return
-    assert.include(digested.result.stdout, "[… 1,998 more lines like these, raw lines 2–1999 …]")
+    // the model reads the digest in `output`; `stdout` keeps the raw excerpt
+    assert.include(digested.result.output, "[… 1,998 more lines like these, raw lines 2–1999 …]")
     const outcome = await host.call("Bash", { command: "seq 1 2000", digest: false })
     assert.isTrue(outcome.ok)
     if (!outcome.ok) return

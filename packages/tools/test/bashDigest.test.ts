@@ -7,7 +7,7 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import { Budgets } from "@toolcap/limits"
 import { Bash } from "@toolcap/tools"
-import { fastGraces, runRecorded, testEnv } from "./bashFixtures.js"
+import { fastGraces, modelSection, runRecorded, testEnv } from "./bashFixtures.js"
 
 const getResult = (recorded: { result: Either.Either<Bash.BashResult, Bash.BashError> }) =>
   Either.getOrThrowWith(recorded.result, (error) => new Error(`expected a result, got ${error.code}`))
@@ -48,7 +48,9 @@ describe("Bash: digest", () => {
           )
           assert.strictEqual(result.exitCode, code)
           assert.isTrue(result.output.startsWith(`exit code: ${code} · duration: `))
-          const lines = result.stdout.split("\n")
+          // the model reads the digest; the stdout field keeps the raw excerpt
+          const model = modelSection(result, "stdout")
+          const lines = model.split("\n")
           assert.match(
             lines[0]!,
             /^\[digest: showing \d+ of 1,504 lines; folded \d[\d,]* passing-test lines; raw /
@@ -57,7 +59,8 @@ describe("Bash: digest", () => {
           assert.include(lines, "AssertionError: expected Infinity to be NaN")
           assert.include(lines, "    at test/unit.test.ts:42:17")
           assert.include(lines, " Tests  1 failed | 1500 passed (1501)")
-          assert.notInclude(result.stdout, "adds 700 ")
+          assert.notInclude(model, "adds 700 ")
+          assert.isTrue(result.stdout.startsWith(" ✓ test/unit.test.ts > adds 1 1ms\n"))
           assert.isTrue(lines.some((line) => /^\[… 750 passing-test lines, raw lines 1–750 …\]$/.test(line)))
           // the raw copy, named in the header, is the stream byte for byte
           const file = result.spill.stdout!
@@ -77,15 +80,15 @@ describe("Bash: digest", () => {
         const exact = getResult(
           yield* runRecorded({ command: runner(1), digest: false }).pipe(Effect.provide(env.layer))
         )
-        assert.isFalse(exact.stdout.startsWith("[digest:"))
-        assert.isTrue(exact.stdout.startsWith(" ✓ test/unit.test.ts > adds 1 1ms\n"))
+        assert.isFalse(modelSection(exact, "stdout").startsWith("[digest:"))
+        assert.isTrue(modelSection(exact, "stdout").startsWith(" ✓ test/unit.test.ts > adds 1 1ms\n"))
         const spec = yield* testEnv({ ...fastGraces })
         const off = getResult(yield* runRecorded({ command: runner(1) }).pipe(Effect.provide(spec.layer)))
-        assert.isFalse(off.stdout.startsWith("[digest:"))
+        assert.isFalse(modelSection(off, "stdout").startsWith("[digest:"))
         const on = getResult(
           yield* runRecorded({ command: runner(1), digest: true }).pipe(Effect.provide(spec.layer))
         )
-        assert.isTrue(on.stdout.startsWith("[digest:"))
+        assert.isTrue(modelSection(on, "stdout").startsWith("[digest:"))
       })
   )
 
