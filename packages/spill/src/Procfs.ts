@@ -236,6 +236,67 @@ export const descriptorTarget = (fd: number): string | undefined => {
 }
 
 /**
+ * A file of process `pid`'s /proc directory (`cgroup`, `maps`, `mountinfo` of `self`), or
+ * undefined when it cannot be read (the process is gone, another user's, or there is no /proc).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const processFile = (
+  pid: number | "self",
+  name: string,
+  encoding: "utf8" | "latin1" = "utf8"
+): string | undefined => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${name}`, encoding)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The pids /proc lists now (empty without /proc).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const processIds = (): Array<number> => {
+  try {
+    return fs
+      .readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The real paths of every open descriptor of process `pid` (its /proc/<pid>/fd links); empty when
+ * they cannot be read.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const descriptorTargets = (pid: number): Array<string> => {
+  let fds: Array<string>
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
+  }
+  const targets: Array<string> = []
+  for (const fd of fds) {
+    try {
+      targets.push(fs.readlinkSync(descriptorPath(Number(fd), pid)))
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return targets
+}
+
+/**
  * A kernel setting under /proc/sys (`fs/inotify/max_queued_events`) as a whole number, or
  * undefined where it cannot be read or is not one.
  *

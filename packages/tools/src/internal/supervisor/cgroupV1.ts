@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Procfs } from "@toolcap/spill"
 import * as Cgroup from "./cgroup.js"
 import * as Proc from "./process.js"
 
@@ -26,12 +27,8 @@ const LIMIT_FILE: Record<Controller, string> = { memory: "memory.limit_in_bytes"
 
 /** Where the cgroup v1 hierarchy holding `controller` is mounted (from mountinfo), or undefined. */
 export const mountOf = (controller: string, mountinfo?: string): string | undefined => {
-  let text = mountinfo
-  try {
-    text ??= fs.readFileSync("/proc/self/mountinfo", "utf8")
-  } catch {
-    return undefined
-  }
+  const text = mountinfo ?? Procfs.processFile("self", "mountinfo")
+  if (text === undefined) return undefined
   for (const line of text.split("\n")) {
     const fields = line.split(" ")
     const dash = fields.indexOf("-")
@@ -48,14 +45,9 @@ export const mountOf = (controller: string, mountinfo?: string): string | undefi
 /** Where each v1 controller is mounted (from mountinfo), and this process's cgroup in it. */
 const mounts = (): Map<Controller, { readonly mount: string; readonly own: string }> => {
   const found = new Map<Controller, { mount: string; own: string }>()
-  let mountinfo: string
-  let own: string
-  try {
-    mountinfo = fs.readFileSync("/proc/self/mountinfo", "utf8")
-    own = fs.readFileSync("/proc/self/cgroup", "utf8")
-  } catch {
-    return found
-  }
+  const mountinfo = Procfs.processFile("self", "mountinfo")
+  const own = Procfs.processFile("self", "cgroup")
+  if (mountinfo === undefined || own === undefined) return found
   for (const controller of ["memory", "pids"] as const) {
     const mount = mountOf(controller, mountinfo)
     if (mount === undefined) continue

@@ -39,15 +39,10 @@ const OWN: Verdict = { own: true }
 
 /** The cgroup v2 directory of a process (its `0::` line), or undefined. */
 export const cgroupOf = (mount: string, pid: number): string | undefined => {
-  try {
-    const line = fs
-      .readFileSync(`/proc/${pid}/cgroup`, "latin1")
-      .split("\n")
-      .find((entry) => entry.startsWith("0::"))
-    return line === undefined ? undefined : path.join(mount, line.slice(3))
-  } catch {
-    return undefined
-  }
+  const line = Procfs.processFile(pid, "cgroup", "latin1")
+    ?.split("\n")
+    .find((entry) => entry.startsWith("0::"))
+  return line === undefined ? undefined : path.join(mount, line.slice(3))
 }
 
 /** The host's ancestors (its parent up to pid 1): where an orphan of the call may be reparented. */
@@ -186,15 +181,9 @@ export const thawV1 = (pids: ReadonlyArray<number>): number => {
   const seen = new Set<string>()
   let thawed = 0
   for (const pid of pids) {
-    let line: string | undefined
-    try {
-      line = fs
-        .readFileSync(`/proc/${pid}/cgroup`, "latin1")
-        .split("\n")
-        .find((entry) => /^\d+:([^:]*,)?freezer(,[^:]*)?:/.test(entry))
-    } catch {
-      continue
-    }
+    const line = Procfs.processFile(pid, "cgroup", "latin1")
+      ?.split("\n")
+      .find((entry) => /^\d+:([^:]*,)?freezer(,[^:]*)?:/.test(entry))
     const own = line?.slice(line.indexOf(":", line.indexOf(":") + 1) + 1)
     if (own === undefined || own === "/" || seen.has(own)) continue
     seen.add(own)

@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Procfs } from "@toolcap/spill"
 
 /** Where POSIX shared memory (`shm_open`) and a host's shared scratch live. */
 export const SHM_DIR = "/dev/shm"
@@ -25,33 +26,13 @@ const names = (dir: string): Set<string> | undefined => {
 /** The `/dev/shm` paths a live process holds open or mapped (the call's are all gone by then). */
 const heldOutside = (dir: string): Set<string> => {
   const held = new Set<string>()
-  let pids: Array<string>
-  try {
-    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))
-  } catch {
-    return held
-  }
   const prefix = `${dir}/`
-  for (const pid of pids) {
-    try {
-      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-        try {
-          const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
-          if (target.startsWith(prefix)) held.add(target.replace(/ \(deleted\)$/, ""))
-        } catch {
-          // closed meanwhile
-        }
-      }
-    } catch {
-      // gone, or another user's
-    }
-    try {
-      for (const line of fs.readFileSync(`/proc/${pid}/maps`, "latin1").split("\n")) {
-        const at = line.indexOf(prefix)
-        if (at >= 0) held.add(line.slice(at).replace(/ \(deleted\)$/, ""))
-      }
-    } catch {
-      // gone, or another user's
+  for (const pid of Procfs.processIds()) {
+    for (const target of Procfs.descriptorTargets(pid))
+      if (target.startsWith(prefix)) held.add(target.replace(/ \(deleted\)$/, ""))
+    for (const line of Procfs.processFile(pid, "maps", "latin1")?.split("\n") ?? []) {
+      const at = line.indexOf(prefix)
+      if (at >= 0) held.add(line.slice(at).replace(/ \(deleted\)$/, ""))
     }
   }
   return held
