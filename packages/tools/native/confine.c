@@ -447,15 +447,16 @@ static int isolate_mounts(unsigned long long shm_bytes) {
 static void release_stdio(void);
 
 /*
- * --isolate: pid 1 of the call's PID namespace. The kernel ends every process of the namespace
- * when its pid 1 exits, so this process does not run the program itself: it starts it (session,
+ * --isolate: pid 1 of the call's PID namespace, outside the call's cgroup. The kernel ends every
+ * process of the namespace when its pid 1 exits, so this process does not run the program itself:
+ * it starts it inside the cgroup `cgroup` (when not -1) (session,
  * restrictions and all, as the launcher's child would be), relays SIGTERM, SIGINT and SIGHUP to
  * it, sends its wait status through `report` when it ends (the launcher exits with it then, as it
  * would without namespaces), and reaps what the call leaves behind until nothing is left: a
  * background process of the call runs on after the shell exits, as it does without namespaces,
- * until it ends or the host stops the call's cgroup (which holds this process too).
+ * until it ends or the host stops the call's cgroup; with nothing left this process exits.
  */
-static int run_init(const struct options *options, char **argv, int report) {
+static int run_init(const struct options *options, char **argv, int report, int cgroup) {
   if (isolate_mounts(options->isolate) != 0) return EXIT_NOT_CONFINED;
   sigset_t relayed, before;
   if (sigemptyset(&relayed) != 0) return fail("cannot build a signal set", NULL);
@@ -463,8 +464,14 @@ static int run_init(const struct options *options, char **argv, int report) {
     if (sigaddset(&relayed, forwarded[i]) != 0) return fail("cannot build a signal set", NULL);
   }
   if (sigprocmask(SIG_BLOCK, &relayed, &before) != 0) return fail("cannot block signals", NULL);
-  pid_t shell = fork();
-  if (shell < 0) return fail("cannot start the program", NULL);
+  /* the program alone goes into the call's cgroup: this process stays outside it, so the host
+     finds and stops there what the call started, as without namespaces */
+  struct clone_args args = {.flags = cgroup >= 0 ? CLONE_INTO_CGROUP : 0,
+                            .exit_signal = SIGCHLD,
+                            .cgroup = cgroup >= 0 ? (uint64_t)cgroup : 0};
+  pid_t shell = (pid_t)syscall(SYS_CLONE3, &args, sizeof args);
+  if (shell < 0) return fail("cannot start a process in the cgroup", options->cgroup);
+  if (cgroup >= 0) (void)close(cgroup);
   if (shell == 0) {
     (void)close(report);
     if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) _exit(fail("cannot restore the signal mask", NULL));
@@ -535,16 +542,18 @@ static int run_in_cgroup(const struct options *options, char **argv) {
     if (sigaddset(&relayed, forwarded[i]) != 0) return fail("cannot build a signal set", NULL);
   }
   if (sigprocmask(SIG_BLOCK, &relayed, &before) != 0) return fail("cannot block signals", NULL);
-  struct clone_args args = {.flags = cgroup >= 0 ? CLONE_INTO_CGROUP : 0,
+  /* with namespaces the child is their pid 1, which puts the program into the cgroup itself */
+  int into = cgroup >= 0 && options->isolate == 0;
+  struct clone_args args = {.flags = into ? CLONE_INTO_CGROUP : 0,
                             .exit_signal = SIGCHLD,
-                            .cgroup = cgroup >= 0 ? (uint64_t)cgroup : 0};
+                            .cgroup = into ? (uint64_t)cgroup : 0};
   long pid = syscall(SYS_CLONE3, &args, sizeof args);
   if (pid < 0) return fail("cannot start a process in the cgroup", options->cgroup);
   if (pid == 0) {
     if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) _exit(fail("cannot restore the signal mask", NULL));
     if (options->isolate > 0) {
       (void)close(report[0]);
-      _exit(run_init(options, argv, report[1]));
+      _exit(run_init(options, argv, report[1], cgroup));
     }
     /* its own session and process group, as a detached spawn would give it */
     if (setsid() < 0) _exit(fail("cannot start a session", NULL));

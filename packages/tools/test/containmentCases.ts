@@ -25,6 +25,13 @@ import {
   testEnv
 } from "./bashFixtures.js"
 
+/**
+ * What these cases give calls: cgroupfs writable and no namespaces, so a call can move into
+ * cgroups and its pids are the host's. The supervisor's own stop is what they prove, as on a host
+ * without the launcher's guards (those guards' own attacks: isolation.test.ts).
+ */
+export const withHostReach = { cgroupfsWritable: true, namespaces: false } as const
+
 export const readPid = (workspace: string, name: string): number =>
   Number(fs.readFileSync(path.join(workspace, name), "utf8").trim())
 
@@ -156,7 +163,7 @@ export const registerBoundCases = (options: {
   readonly mark: string
 }): void => {
   const { containment, mark } = options
-  const supervisor = { ...options.supervisor, containment }
+  const supervisor = { ...withHostReach, ...options.supervisor, containment }
 
   /** The escapee is stopped with the rest (cgroup tier), or outlives the call holding the pipes, as reported. */
   const checkEscapee = (workspace: string, result: Bash.BashResult) => {

@@ -17,7 +17,7 @@ import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Procfs } from "@toolcap/spill"
 import { Bash } from "@toolcap/tools"
 import { cgroupParent, fastGraces, isLive, killNamed, runRecorded, testEnv } from "./bashFixtures.js"
-import { nestedCommand, readPid, removeCgroupTree } from "./containmentCases.js"
+import { nestedCommand, readPid, removeCgroupTree, withHostReach } from "./containmentCases.js"
 
 const RUNS = isLong() ? 100 : 1
 /** A call bounded by a 1 s timeout (or ending by itself) that takes longer than this hangs. */
@@ -42,6 +42,7 @@ describe.runIf(parent !== undefined && mount !== undefined)("reliability: nested
         yield* Effect.addFinalizer(() => killNamed("sleep 1001.6"))
         for (const variant of variants) {
           const env = yield* testEnv(fastGraces, undefined, {
+            ...withHostReach,
             containment: "cgroup",
             cgroupEntry: variant.entry
           })

@@ -9,6 +9,13 @@
  */
 import type { Containment } from "../../Supervisor.js"
 
+/**
+ * A call's private `/dev/shm` when it has no memory ceiling: 1 GiB, above what shared-memory users
+ * ask in practice (browsers, worker pools; Docker's 64 MiB default is a known cause of their
+ * crashes) and far below the memory of a machine that runs an agent.
+ */
+export const DEFAULT_SHM_BYTES = 1024 * 1024 * 1024
+
 /** The launcher this layer runs, or why it runs none. */
 export type LauncherChoice =
   | { readonly path: string; readonly reason?: undefined }
@@ -22,6 +29,10 @@ export interface Guards {
   readonly scope: boolean
   /** `RLIMIT_DATA` of every process of the call, in bytes, when the ceiling is per process. */
   readonly memoryBytes: number | undefined
+  /** Landlock write rules that leave every cgroup mount out (needs the launcher). */
+  readonly denyCgroupfs?: boolean | undefined
+  /** PID and mount namespaces with a private `/dev/shm` of this many bytes (launcher entry only). */
+  readonly shmBytes?: number | undefined
 }
 
 /** A command line. */
@@ -53,8 +64,13 @@ export const underDataCeiling = (memoryBytes: number, file: string, args: Readon
 /** The launcher's options for what it applies to the program itself. */
 const launcherOptions = (guards: Guards): Array<string> => [
   ...(guards.scope ? ["--scope"] : []),
+  ...(guards.denyCgroupfs === true ? ["--deny-cgroupfs"] : []),
   ...(guards.memoryBytes === undefined ? [] : ["--memory", String(guards.memoryBytes)])
 ]
+
+/** The namespaces option: it keeps the launcher as the program's parent, so never in place. */
+const isolateOptions = (guards: Guards): Array<string> =>
+  guards.shmBytes === undefined ? [] : ["--isolate", String(guards.shmBytes)]
 
 /** Whether the launcher runs for a call with these guards entering by `entry` (undefined: the group tier). */
 export const usesLauncher = (guards: Guards, entry: "launcher" | "prologue" | undefined): boolean =>
@@ -81,7 +97,10 @@ export const intoCgroup = (
   args: ReadonlyArray<string>
 ): Line => {
   if (entry === "launcher" && guards.launcher !== undefined) {
-    return { file: guards.launcher, args: ["--cgroup", dir, ...launcherOptions(guards), "--", file, ...args] }
+    return {
+      file: guards.launcher,
+      args: ["--cgroup", dir, ...launcherOptions(guards), ...isolateOptions(guards), "--", file, ...args]
+    }
   }
   const inner = inPlace(guards, file, args)
   return { file: "/bin/sh", args: ["-c", PROLOGUE, dir, inner.file, ...inner.args] }
@@ -91,7 +110,9 @@ export const intoCgroup = (
 export const serverOptions = (guards: Guards): string | undefined => {
   const options = [
     ...(guards.scope ? ["scope"] : []),
-    ...(guards.memoryBytes === undefined ? [] : [`memory=${guards.memoryBytes}`])
+    ...(guards.denyCgroupfs === true ? ["deny-cgroupfs"] : []),
+    ...(guards.memoryBytes === undefined ? [] : [`memory=${guards.memoryBytes}`]),
+    ...(guards.shmBytes === undefined ? [] : [`isolate=${guards.shmBytes}`])
   ]
   return options.length === 0 ? undefined : options.join(",")
 }
@@ -100,7 +121,16 @@ export const serverOptions = (guards: Guards): string | undefined => {
 export interface LayerGuards {
   readonly launcher: string | undefined
   readonly scope: boolean
+  /** Landlock write rules that leave every cgroup mount out. */
+  readonly denyCgroupfs?: boolean | undefined
+  /** PID and mount namespaces per call (launcher entry), with `/dev/shm` of `shmMaxBytes` or the call's ceiling. */
+  readonly isolate?: boolean | undefined
+  readonly shmMaxBytes?: number | undefined
 }
+
+/** The size of a call's private `/dev/shm`: the host's option, else the call's memory ceiling, else the default. */
+export const shmBytesFor = (layer: LayerGuards, maxBytes: number): number =>
+  layer.shmMaxBytes ?? (maxBytes > 0 ? maxBytes : DEFAULT_SHM_BYTES)
 
 /**
  * One call's guards and containment: the layer's, with the call's memory ceiling (`maxBytes` > 0)
@@ -109,12 +139,14 @@ export interface LayerGuards {
  */
 export const forCall = (
   layer: LayerGuards,
-  base: Containment,
+  layerContainment: Containment,
   maxBytes: number,
   cgroupRefused: string | undefined
 ): { readonly guards: Guards; readonly containment: Containment } => {
   const perProcess = maxBytes > 0 && cgroupRefused !== undefined
-  const guards: Guards = { ...layer, memoryBytes: perProcess ? maxBytes : undefined }
+  const shmBytes = layer.isolate === true ? shmBytesFor(layer, maxBytes) : undefined
+  const guards: Guards = { ...layer, memoryBytes: perProcess ? maxBytes : undefined, shmBytes }
+  const base = shmBytes === undefined ? layerContainment : { ...layerContainment, shmMaxBytes: shmBytes }
   if (maxBytes <= 0) return { guards, containment: base }
   return {
     guards,
