@@ -92,6 +92,7 @@ export const registerNestedCgroupEscapes = (options: {
         it.scopedLive(`${variant.name}: no survivor, no cgroup left, the escapees reported stopped`, () =>
           Effect.gen(function* () {
             const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
               ...options.supervisor,
               containment: "cgroup"
             })
