@@ -35,7 +35,7 @@ const freshRunId = (entry: Supervisor.CgroupEntry) =>
 
 /**
  * A supervisor taking this entry into the cgroup tier, in the current scope; without namespaces,
- * so the pids a shell prints are the host's (namespaces: isolation.test.ts).
+ * so the pids a shell prints are the host's (namespaces: reliability.isolation.test.ts).
  */
 const supervisorFor = (entry: Supervisor.CgroupEntry) =>
   Supervisor.make({ cgroupEntry: entry, namespaces: false })

@@ -28,7 +28,7 @@ import {
 /**
  * What these cases give calls: cgroupfs writable and no namespaces, so a call can move into
  * cgroups and its pids are the host's. The supervisor's own stop is what they prove, as on a host
- * without the launcher's guards (those guards' own attacks: isolation.test.ts).
+ * without the launcher's guards (those guards' own attacks: reliability.isolation.test.ts).
  */
 export const withHostReach = { cgroupfsWritable: true, namespaces: false } as const
 

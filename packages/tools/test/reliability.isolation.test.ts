@@ -19,6 +19,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Procfs } from "@toolcap/spill"
 import { Bash, Confinement, type Supervisor } from "@toolcap/tools"
@@ -247,6 +248,8 @@ describe("with the launcher off (the fallback)", () => {
 /** The user the delegated-cgroup case runs as, made for it and removed after. */
 const user = `tcns${process.pid % 100000}`
 const delegated = mount === undefined ? undefined : path.join(mount, `toolcap-delegated.${process.pid}`)
+/** The toolcap CLI, built (`pnpm run build`). */
+const cli = fileURLToPath(new URL("../../../apps/demo/dist/bin.js", import.meta.url))
 const canDelegate =
   root &&
   launcherBuilt &&
@@ -267,11 +270,12 @@ describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () 
     spawnSync("chown", ["-R", user, delegated!])
   })
   afterAll(() => {
-    for (const sub of ["call/n", "call", "host"]) {
+    for (const sub of ["host/toolcap", "call/n", "call", "host"]) {
       const at = path.join(delegated!, sub)
       if (fs.existsSync(path.join(at, "cgroup.kill"))) fs.writeFileSync(path.join(at, "cgroup.kill"), "1")
     }
-    for (const sub of ["call/n", "call", "host", ""]) {
+    // what the CLI host made under its cgroup (its call cgroups' parent), then the rest
+    for (const sub of ["host/toolcap", "call/n", "call", "host", ""]) {
       for (let i = 0; i < 50 && fs.existsSync(path.join(delegated!, sub)); i++) {
         try {
           fs.rmdirSync(path.join(delegated!, sub))
@@ -321,4 +325,46 @@ describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () 
     assert.strictEqual((run.stderr.match(/Read-only file system|Permission denied/g) ?? []).length, 3, run.stderr)
     assert.strictEqual(fs.readFileSync(path.join(call, "cgroup.procs"), "utf8"), "")
   })
+
+  it.runIf(fs.existsSync(cli))(
+    "a real toolcap host of that user survives each attack of its Bash call, which names its guards",
+    () => {
+      const uid = Number(spawnSync("id", ["-u", user], { encoding: "utf8" }).stdout.trim())
+      for (const sub of ["ws", "data"]) fs.mkdirSync(path.join(dir, sub), { recursive: true })
+      spawnSync("chown", ["-R", user, path.join(dir, "ws"), path.join(dir, "data")])
+      const command = [
+        `cg=${mount}$(sed -n "s/^0:://p" /proc/self/cgroup)`,
+        'echo HOSTPID > "$cg/cgroup.procs"',
+        'mkdir "$cg/n" && echo HOSTPID > "$cg/n/cgroup.procs" && echo 1 > "$cg/n/cgroup.kill"',
+        'echo 1 > "$cg/cgroup.freeze"',
+        "head -c 1 /proc/HOSTPID/environ | wc -c"
+      ].join("; ")
+      // the host's pid is the shell's, which execs the CLI: known to the call's command before it runs
+      const host = [
+        `input=$(printf %s "$0" | sed "s/HOSTPID/$$/g")`,
+        `exec ${process.execPath} ${cli} call Bash "$input" --workspace ${dir}/ws --data-dir ${dir}/data`
+      ].join("; ")
+      const run = spawnSync(
+        "/bin/sh",
+        [
+          "-c",
+          `echo $$ > ${delegated}/host/cgroup.procs && HOME=${dir} exec setpriv --reuid=${uid} --regid=${uid} --clear-groups /bin/sh -c "$0" "$1"`,
+          host,
+          JSON.stringify({ command, timeout: 10 })
+        ],
+        { encoding: "utf8", timeout: 60_000, cwd: dir }
+      )
+      // the host ended by itself (not SIGTERM'd, SIGKILL'd or frozen past the spawn's timeout)
+      assert.strictEqual(run.status, 0, run.stdout + run.stderr)
+      const answer = JSON.parse(run.stdout) as { ok: boolean; result: Bash.BashResult }
+      assert.isTrue(answer.ok)
+      const { result } = answer
+      assert.strictEqual(result.stdout, "0\n", result.output)
+      assert.strictEqual((result.stderr.match(/Read-only file system|Permission denied/g) ?? []).length, 3)
+      assert.strictEqual(result.termination.cgroupfs, "landlock")
+      assert.strictEqual(result.termination.proc, "pid namespace")
+      assert.strictEqual(result.termination.shm, "private")
+    },
+    60_000
+  )
 })
