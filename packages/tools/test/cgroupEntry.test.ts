@@ -89,13 +89,16 @@ describe("the cgroup entry", () => {
         // with scopes the launcher still runs the shell, exec'd in place by the prologue
         const { containment, cgroupEntry, fallbackReason, launcher, landlockScopes, landlockScopesReason } =
           prologue
-        assert.deepStrictEqual({ containment, cgroupEntry, fallbackReason, launcher, landlockScopes }, {
-          containment: "cgroup",
-          cgroupEntry: "prologue",
-          fallbackReason: "the prologue entry was asked for",
-          launcher: scopesOffered(),
-          landlockScopes: scopesOffered()
-        })
+        assert.deepStrictEqual(
+          { containment, cgroupEntry, fallbackReason, launcher, landlockScopes },
+          {
+            containment: "cgroup",
+            cgroupEntry: "prologue",
+            fallbackReason: "the prologue entry was asked for",
+            launcher: scopesOffered(),
+            landlockScopes: scopesOffered()
+          }
+        )
         assert.strictEqual(landlockScopesReason === undefined, scopesOffered())
         const group = yield* (yield* Supervisor.make({ containment: "group" })).containment
         assert.strictEqual(group.cgroupEntry, undefined)

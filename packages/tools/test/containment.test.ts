@@ -23,7 +23,12 @@ import {
   scopesOffered,
   testEnv
 } from "./bashFixtures.js"
-import { readPid, registerBoundCases, registerNestedCgroupEscapes, withHostReach } from "./containmentCases.js"
+import {
+  readPid,
+  registerBoundCases,
+  registerNestedCgroupEscapes,
+  withHostReach
+} from "./containmentCases.js"
 
 const tiers: ReadonlyArray<Supervisor.Tier> = cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
 

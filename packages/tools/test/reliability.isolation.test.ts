@@ -36,6 +36,12 @@ const freezerV1 = fs.existsSync("/sys/fs/cgroup/freezer/freezer.state")
     : undefined
 const MiB = 1024 * 1024
 
+/** Free bytes of the host's /dev/shm. */
+const shmFree = () => {
+  const stats = fs.statfsSync("/dev/shm")
+  return stats.bavail * stats.bsize
+}
+
 /** The host's own cgroup line(s), to see it was not moved. */
 const hostCgroup = () => fs.readFileSync("/proc/self/cgroup", "utf8")
 
@@ -53,27 +59,31 @@ const OWN = `cg=${mount ?? "/sys/fs/cgroup"}$(sed -n 's/^0:://p' /proc/self/cgro
 
 const host = process.pid
 /** Each attack of the issue by its exact command; `timeout` for the freezes (they sleep 6 s). */
-const attacks: ReadonlyArray<{ readonly name: string; readonly command: string; readonly timeout?: number }> = [
-  { name: "host into the call's cgroup", command: `${OWN}; echo ${host} > "$cg/cgroup.procs"; echo "rc=$?"` },
-  {
-    name: "host into a nested cgroup, cgroup.kill",
-    command: `${OWN}; mkdir "$cg/n" && echo ${host} > "$cg/n/cgroup.procs" && echo 1 > "$cg/n/cgroup.kill"; echo "rc=$?"`
-  },
-  {
-    name: "host into a nested cgroup, cgroup.freeze",
-    command: `${OWN}; mkdir "$cg/n" && echo ${host} > "$cg/n/cgroup.procs"; echo 1 > "$cg/n/cgroup.freeze"; sleep 6`,
-    timeout: 2
-  },
-  ...(freezerV1 === undefined
-    ? []
-    : [
-        {
-          name: "host into a v1 freezer cgroup, FROZEN",
-          command: `f=${freezerV1}/toolcap-attack.$$; mkdir "$f" && echo ${host} > "$f/tasks"; echo FROZEN > "$f/freezer.state"; sleep 6`,
-          timeout: 2
-        }
-      ])
-]
+const attacks: ReadonlyArray<{ readonly name: string; readonly command: string; readonly timeout?: number }> =
+  [
+    {
+      name: "host into the call's cgroup",
+      command: `${OWN}; echo ${host} > "$cg/cgroup.procs"; echo "rc=$?"`
+    },
+    {
+      name: "host into a nested cgroup, cgroup.kill",
+      command: `${OWN}; mkdir "$cg/n" && echo ${host} > "$cg/n/cgroup.procs" && echo 1 > "$cg/n/cgroup.kill"; echo "rc=$?"`
+    },
+    {
+      name: "host into a nested cgroup, cgroup.freeze",
+      command: `${OWN}; mkdir "$cg/n" && echo ${host} > "$cg/n/cgroup.procs"; echo 1 > "$cg/n/cgroup.freeze"; sleep 6`,
+      timeout: 2
+    },
+    ...(freezerV1 === undefined
+      ? []
+      : [
+          {
+            name: "host into a v1 freezer cgroup, FROZEN",
+            command: `f=${freezerV1}/toolcap-attack.$$; mkdir "$f" && echo ${host} > "$f/tasks"; echo FROZEN > "$f/freezer.state"; sleep 6`,
+            timeout: 2
+          }
+        ])
+  ]
 
 /** Counts the event loop's turns while `effect` runs (a frozen host would count none). */
 const countingTurns = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -94,8 +104,18 @@ const supervisors: ReadonlyArray<{
   readonly proc: "pid namespace" | "landlock" | "none"
 }> = [
   { label: "default", options: {}, cgroupfs: "landlock", proc: "pid namespace" },
-  { label: "no namespaces", options: { namespaces: false }, cgroupfs: "landlock", proc: root ? "none" : "landlock" },
-  { label: "group tier", options: { containment: "group" }, cgroupfs: "landlock", proc: root ? "none" : "landlock" }
+  {
+    label: "no namespaces",
+    options: { namespaces: false },
+    cgroupfs: "landlock",
+    proc: root ? "none" : "landlock"
+  },
+  {
+    label: "group tier",
+    options: { containment: "group" },
+    cgroupfs: "landlock",
+    proc: root ? "none" : "landlock"
+  }
 ]
 
 describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBuilt && root)(
@@ -131,7 +151,8 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
                 assert.strictEqual(result.termination.proc, supervisor.proc, label)
                 if (hostCgroup() !== before) counts["host moved"]++
                 // every write into cgroupfs was refused: denied, or a read-only file system
-                if (!/Permission denied|Read-only file system/.test(result.stderr)) counts["writes that held"]++
+                if (!/Permission denied|Read-only file system/.test(result.stderr))
+                  counts["writes that held"]++
                 // a 2 s timeout answers within its kill grace and drain, not after the 6 s sleep
                 if (attack.timeout !== undefined && result.durationMs > 5_500) counts["late answers"]++
                 if (turns === 0) counts["frozen turns"]++
@@ -154,47 +175,56 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
       { timeout: RUNS * attacks.length * supervisors.length * 20_000 }
     )
 
-    it.scopedLive("the host's environ, cmdline and maps are unreadable from a call; the fallback says why", () =>
-      Effect.gen(function* () {
-        const read = ["environ", "cmdline", "maps"]
-          .map((file) => `cat /proc/${host}/${file} >/dev/null 2>&1 && echo "read ${file}" || echo "no ${file}"`)
-          .join("; ")
-        let readable = 0
-        for (let run = 0; run < RUNS; run++) {
-          const env = yield* testEnv(fastGraces, undefined, {})
-          const recorded = yield* runRecorded({ command: read }).pipe(
-            Effect.provide(env.layer)
+    it.scopedLive(
+      "the host's environ, cmdline and maps are unreadable from a call; the fallback says why",
+      () =>
+        Effect.gen(function* () {
+          const read = ["environ", "cmdline", "maps"]
+            .map(
+              (file) =>
+                `cat /proc/${host}/${file} >/dev/null 2>&1 && echo "read ${file}" || echo "no ${file}"`
+            )
+            .join("; ")
+          let readable = 0
+          for (let run = 0; run < RUNS; run++) {
+            const env = yield* testEnv(fastGraces, undefined, {})
+            const recorded = yield* runRecorded({ command: read }).pipe(Effect.provide(env.layer))
+            const result = resultOf(recorded)
+            assert.strictEqual(result.termination.proc, "pid namespace")
+            assert.strictEqual(result.termination.procReason, undefined)
+            if (result.stdout !== "no environ\nno cmdline\nno maps\n") readable++
+          }
+          // the fallback: no namespaces, a root host: the result says the host's /proc is readable, and why
+          const fallback = yield* testEnv(fastGraces, undefined, { namespaces: false })
+          const open = resultOf(
+            yield* runRecorded({ command: `head -c 1 /proc/${host}/environ | wc -c` }).pipe(
+              Effect.provide(fallback.layer)
+            )
           )
-          const result = resultOf(recorded)
-          assert.strictEqual(result.termination.proc, "pid namespace")
-          assert.strictEqual(result.termination.procReason, undefined)
-          if (result.stdout !== "no environ\nno cmdline\nno maps\n") readable++
-        }
-        // the fallback: no namespaces, a root host: the result says the host's /proc is readable, and why
-        const fallback = yield* testEnv(fastGraces, undefined, { namespaces: false })
-        const open = resultOf(
-          yield* runRecorded({ command: `head -c 1 /proc/${host}/environ | wc -c` }).pipe(
-            Effect.provide(fallback.layer)
+          assert.strictEqual(open.termination.proc, "none")
+          assert.include(open.termination.procReason ?? "", "namespaces were turned off")
+          assert.include(
+            open.termination.procReason ?? "",
+            "Landlock scopes do not refuse environ and maps to a root call"
           )
-        )
-        assert.strictEqual(open.termination.proc, "none")
-        assert.include(open.termination.procReason ?? "", "namespaces were turned off")
-        assert.include(open.termination.procReason ?? "", "Landlock scopes do not refuse environ and maps to a root call")
-        assert.strictEqual(open.stdout, "1\n")
-        reportReliability(
-          "hostile /proc reads",
-          { inputs: RUNS * 3, readable },
-          "Bash calls that read the host's /proc/<pid>/environ, cmdline and maps; PID namespace with its own /proc"
-        )
-        assert.strictEqual(readable, 0)
-      })
+          assert.strictEqual(open.stdout, "1\n")
+          reportReliability(
+            "hostile /proc reads",
+            { inputs: RUNS * 3, readable },
+            "Bash calls that read the host's /proc/<pid>/environ, cmdline and maps; PID namespace with its own /proc"
+          )
+          assert.strictEqual(readable, 0)
+        })
     )
 
     it.scopedLive("1 GiB to /dev/shm under a 256 MiB ceiling fails, and nothing of it stays pinned", () =>
       Effect.gen(function* () {
         const file = `toolcap-shm-${process.pid}`
-        const free = () => fs.statfsSync("/dev/shm").bavail * fs.statfsSync("/dev/shm").bsize
-        const freeBefore = free()
+        // should the call reach the host's /dev/shm after all, what it wrote goes with the test
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => fs.rmSync(path.join("/dev/shm", file), { force: true }))
+        )
+        const freeBefore = shmFree()
         const env = yield* testEnv({ ...fastGraces, bashMemoryMaxBytes: 256 * MiB }, undefined, {})
         const result = resultOf(
           yield* runRecorded({
@@ -208,8 +238,13 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
         assert.isAtMost(Number(written), 256)
         // the host's /dev/shm never saw the file, and its free space did not drop by what was written
         assert.isFalse(fs.existsSync(path.join("/dev/shm", file)))
-        assert.isAbove(free(), freeBefore - 200 * MiB)
+        assert.isAbove(shmFree(), freeBefore - 200 * MiB)
         assert.deepStrictEqual(leftoversOfThisWorker(), [])
+        reportReliability(
+          "hostile /dev/shm fills",
+          { inputs: 1, pinned: fs.existsSync(path.join("/dev/shm", file)) ? 1 : 0 },
+          "a Bash call that writes 1 GiB to /dev/shm under a 256 MiB ceiling: a private tmpfs of 256 MiB, gone with the call"
+        )
         // without namespaces the call's /dev/shm is the host's, and the result says so
         const shared = yield* testEnv(fastGraces, undefined, { namespaces: false })
         const plain = resultOf(yield* runRecorded({ command: "true" }).pipe(Effect.provide(shared.layer)))
@@ -322,7 +357,11 @@ describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () 
     assert.strictEqual(lines.at(-1), "host alive, call exit 0", run.stdout + run.stderr)
     assert.notInclude(run.stdout, "environ-read")
     // each write was refused (read-only cgroup mounts, then Landlock)
-    assert.strictEqual((run.stderr.match(/Read-only file system|Permission denied/g) ?? []).length, 3, run.stderr)
+    assert.strictEqual(
+      (run.stderr.match(/Read-only file system|Permission denied/g) ?? []).length,
+      3,
+      run.stderr
+    )
     assert.strictEqual(fs.readFileSync(path.join(call, "cgroup.procs"), "utf8"), "")
   })
 
@@ -340,7 +379,7 @@ describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () 
         "head -c 1 /proc/HOSTPID/environ | wc -c"
       ].join("; ")
       // the host's pid is the shell's, which execs the CLI: known to the call's command before it runs
-      const host = [
+      const hostShell = [
         `input=$(printf %s "$0" | sed "s/HOSTPID/$$/g")`,
         `exec ${process.execPath} ${cli} call Bash "$input" --workspace ${dir}/ws --data-dir ${dir}/data`
       ].join("; ")
@@ -349,7 +388,7 @@ describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () 
         [
           "-c",
           `echo $$ > ${delegated}/host/cgroup.procs && HOME=${dir} exec setpriv --reuid=${uid} --regid=${uid} --clear-groups /bin/sh -c "$0" "$1"`,
-          host,
+          hostShell,
           JSON.stringify({ command, timeout: 10 })
         ],
         { encoding: "utf8", timeout: 60_000, cwd: dir }

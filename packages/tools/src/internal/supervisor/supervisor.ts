@@ -308,7 +308,9 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
           : {
               procReason:
                 namespaces.reason +
-                (scopes.apply && root ? " (and Landlock scopes do not refuse environ and maps to a root call)" : "")
+                (scopes.apply && root
+                  ? " (and Landlock scopes do not refuse environ and maps to a root call)"
+                  : "")
             }),
         shm: namespaces.apply ? "private" : "shared",
         ...(namespaces.apply ? {} : { shmReason: namespaces.reason })
