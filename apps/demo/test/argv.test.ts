@@ -214,7 +214,13 @@ describe("toolcap mcp without the framework", () => {
       approve: [dir, os.tmpdir()],
       staleAfter: 60,
       ui: true,
-      profile: Option.some("compact" as const)
+      profile: Option.some("compact" as const),
+      envInherit: Option.none(),
+      envExclude: [],
+      envIncludeOnly: [],
+      envInclude: [],
+      envSet: [],
+      envKeepSecrets: false
     })
     assert.deepStrictEqual(McpCommand.parseArgv([]), {
       workspace: Option.none(),
@@ -223,7 +229,13 @@ describe("toolcap mcp without the framework", () => {
       approve: [],
       staleAfter: Declared.defaultStaleAfterSeconds,
       ui: false,
-      profile: Option.none()
+      profile: Option.none(),
+      envInherit: Option.none(),
+      envExclude: [],
+      envIncludeOnly: [],
+      envInclude: [],
+      envSet: [],
+      envKeepSecrets: false
     })
   })
 

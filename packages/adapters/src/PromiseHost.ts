@@ -16,7 +16,7 @@ import * as Logger from "effect/Logger"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import type { CheckpointStore } from "@toolcap/checkpoint"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, type EnvPolicy } from "@toolcap/limits"
 import type { Bash } from "@toolcap/tools"
 import type * as CallObserver from "./CallObserver.js"
 import * as ModelOutput from "./ModelOutput.js"
@@ -50,6 +50,12 @@ export interface ToolHostOptions {
   readonly sweepStaleAfterMs?: number | undefined
   /** Sees every call as it happens (e.g. the live viewer's `observer`). */
   readonly observer?: CallObserver.CallObserver | undefined
+  /**
+   * Bash's environment policy (`EnvPolicy` of `@toolcap/limits`), e.g. `{ inherit: "core",
+   * include: ["ANTHROPIC_API_KEY"] }`; default: the host's variables without `*KEY*`,
+   * `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*CREDENTIAL*`. A bad policy rejects `createToolHost`.
+   */
+  readonly environment?: EnvPolicy.EnvPolicy | undefined
 }
 
 /**
@@ -181,6 +187,7 @@ export const layerWith = <A, E>(
     checkpointFile: options.checkpointFile,
     sweepStaleAfterMs: options.sweepStaleAfterMs,
     observer: options.observer,
+    environment: options.environment,
     endSessionOnClose: true
   }).pipe(
     Layer.provide(Budgets.layerWith(options.budgets ?? {}, options.profile ?? "spec")),

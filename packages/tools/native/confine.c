@@ -13,6 +13,9 @@
  *                        or read /proc/<pid>/fd|mem of a process outside it)
  *       --memory BYTES   RLIMIT_DATA of FILE (inherited by what it starts): an allocation past
  *                        it fails instead of growing the process's memory
+ *       --address-space BYTES  RLIMIT_AS of FILE (inherited): counts shared mappings too
+ *       --cgroup1 DIR    FILE joins the cgroup v1 DIR (its cgroup.procs) before anything else
+ *                        is applied to it (repeatable, up to 4: one per v1 controller)
  *       --deny-cgroupfs  Landlock: FILE and everything it starts cannot write beneath any cgroup
  *                        mount (no cgroup.procs, cgroup.kill, cgroup.freeze, no new cgroup): write
  *                        access is granted beneath every other tree of the file system only
@@ -134,11 +137,24 @@ struct options {
   const char *cgroup;
   int scope;
   unsigned long long memory;
+  unsigned long long address_space;
+  const char *cgroup1[4];
+  size_t ncgroup1;
   /* Landlock: no write beneath any cgroup mount (--deny-cgroupfs) */
   int deny_cgroupfs;
   /* the size of the call's own /dev/shm, when it gets PID and mount namespaces (--isolate BYTES) */
   unsigned long long isolate;
+  /* the cgroup.procs of each --cgroup1, opened before the namespaces (see open_cgroup1) */
+  int cgroup1_fd[4];
+  int cgroup1_open;
 };
+
+/* Takes a --cgroup1 DIR (or a request's cgroup1=DIR): 0, or -1 past the four it holds. */
+static int add_cgroup1(struct options *options, const char *dir) {
+  if (options->ncgroup1 >= sizeof options->cgroup1 / sizeof options->cgroup1[0] || dir[0] != '/') return -1;
+  options->cgroup1[options->ncgroup1++] = dir;
+  return 0;
+}
 
 static int fail(const char *what, const char *detail) {
   fprintf(stderr, "toolcap-confine: %s%s%s: %s\n", what, detail ? " " : "", detail ? detail : "", strerror(errno));
@@ -147,8 +163,59 @@ static int fail(const char *what, const char *detail) {
 
 static int usage(void) {
   errno = EINVAL;
-  return fail("usage: toolcap-confine [--read PATH]... [--cgroup DIR] [--scope] [--memory BYTES] [--deny-cgroupfs] "
-              "[--isolate BYTES] -- FILE ARG...", NULL);
+  return fail("usage: toolcap-confine [--read PATH]... [--cgroup DIR] [--scope] [--memory BYTES] "
+              "[--address-space BYTES] [--cgroup1 DIR]... [--deny-cgroupfs] [--isolate BYTES] -- FILE ARG...",
+              NULL);
+}
+
+/*
+ * Opens the cgroup.procs file of every --cgroup1 DIR for writing, once. The launcher entry does it
+ * before it makes namespaces: these descriptors stay on the host's cgroup mounts, so the program
+ * can still join its v1 cgroups once pid 1 has made the namespace's cgroup mounts read-only (a
+ * file opened for writing on a mount would also keep that mount from going read-only). 0, or
+ * EXIT_NOT_CONFINED.
+ */
+static int open_cgroup1(struct options *options) {
+  if (options->cgroup1_open) return 0;
+  for (size_t i = 0; i < options->ncgroup1; i++) {
+    char file[4096];
+    int length = snprintf(file, sizeof file, "%s/cgroup.procs", options->cgroup1[i]);
+    if (length < 0 || (size_t)length >= sizeof file) return fail("cgroup v1 path too long", options->cgroup1[i]);
+    options->cgroup1_fd[i] = open(file, O_WRONLY | O_CLOEXEC);
+    if (options->cgroup1_fd[i] < 0) return fail("cannot open the cgroup v1", file);
+  }
+  options->cgroup1_open = 1;
+  return 0;
+}
+
+/* Closes what open_cgroup1 opened, in a process that joins no cgroup v1 itself (the launcher, pid 1). */
+static void close_cgroup1(const struct options *options) {
+  /* nothing to undo: a descriptor is only closed early here, exec would close it anyway */
+  for (size_t i = 0; options->cgroup1_open && i < options->ncgroup1; i++) (void)close(options->cgroup1_fd[i]);
+}
+
+/*
+ * A call's bounds besides its cgroup v2. The cgroup v1 hierarchies (memory, pids on a hybrid
+ * host) have no CLONE_INTO_CGROUP: the process joins each by writing its own pid to cgroup.procs
+ * (the pid as its own PID namespace numbers it: the kernel reads it in the writer's namespace),
+ * before its rlimits and Landlock (which may deny writes to cgroup files) apply; what it starts
+ * inherits the membership. RLIMIT_AS is the memory ceiling where no memory controller is usable.
+ */
+static int apply_call_bounds(const struct options *options) {
+  struct options opened = *options;
+  if (open_cgroup1(&opened) != 0) return EXIT_NOT_CONFINED;
+  for (size_t i = 0; i < opened.ncgroup1; i++) {
+    char pid[32];
+    int size = snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    ssize_t written = write(opened.cgroup1_fd[i], pid, (size_t)size);
+    (void)close(opened.cgroup1_fd[i]);
+    if (written != size) return fail("cannot join the cgroup v1", opened.cgroup1[i]);
+  }
+  if (options->address_space > 0) {
+    struct rlimit limit = {(rlim_t)options->address_space, (rlim_t)options->address_space};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return fail("cannot set the address-space ceiling", NULL);
+  }
+  return 0;
 }
 
 static long landlock_abi(void) {
@@ -320,6 +387,7 @@ static void free_mounts(struct mount_point *mounts) {
 
 /* Applies what `options` asks of the program itself (scopes, cgroupfs, memory); 0, or EXIT_NOT_CONFINED. */
 static int apply_to_self(const struct options *options) {
+  if (apply_call_bounds(options) != 0) return EXIT_NOT_CONFINED;
   if (options->memory > 0) {
     struct rlimit limit = {(rlim_t)options->memory, (rlim_t)options->memory};
     if (setrlimit(RLIMIT_DATA, &limit) != 0) return fail("cannot set the memory ceiling", NULL);
@@ -480,6 +548,8 @@ static int run_init(const struct options *options, char **argv, int report, int 
     _exit(exec_program(argv));
   }
   child_pid = shell;
+  /* the program joined its v1 cgroups through these; pid 1 stays outside them, as outside the v2 one */
+  close_cgroup1(options);
   struct sigaction action = {.sa_handler = forward};
   if (sigemptyset(&action.sa_mask) != 0) perror("toolcap-confine: cannot build a signal set");
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
@@ -519,7 +589,7 @@ static void release_stdio(void) {
  * Runs argv[0] in a session of its own inside the cgroup `options->cgroup`, with `options`
  * applied to it; returns its exit status, or dies of its signal.
  */
-static int run_in_cgroup(const struct options *options, char **argv) {
+static int run_in_cgroup(struct options *options, char **argv) {
   /* the host starts the launcher in its own session (no new session: on Linux each is a scheduler
      autogroup, costly to make and free, and the child makes the one the call needs); a process
      group of its own keeps a terminal's signals to the host's group from reaching it */
@@ -529,6 +599,8 @@ static int run_in_cgroup(const struct options *options, char **argv) {
     cgroup = open(options->cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cgroup < 0) return fail("cannot open the cgroup", options->cgroup);
   }
+  /* the v1 cgroups are opened on the host's mounts: in namespaces they are read-only (open_cgroup1) */
+  if (open_cgroup1(options) != 0) return EXIT_NOT_CONFINED;
   /* --isolate: the namespaces, and the pipe pid 1 reports the program's end through */
   int report[2] = {-1, -1};
   if (options->isolate > 0) {
@@ -561,8 +633,9 @@ static int run_in_cgroup(const struct options *options, char **argv) {
     _exit(exec_program(argv));
   }
   child_pid = (pid_t)pid;
-  /* the child holds its own reference to the cgroup now */
+  /* the child holds its own reference to the cgroup and the v1 cgroups now */
   if (cgroup >= 0) (void)close(cgroup);
+  close_cgroup1(options);
   struct sigaction action = {.sa_handler = forward};
   if (sigemptyset(&action.sa_mask) != 0) perror("toolcap-confine: cannot build a signal set");
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
@@ -622,7 +695,8 @@ static char **fields_of(char *body, size_t size, size_t *count) {
   return field;
 }
 
-/* Reads a request's options field: "-" or a comma list of "scope", "deny-cgroupfs", "memory=BYTES", "isolate=BYTES". */
+/* Reads a request's options field: "-" or a comma list of "scope", "deny-cgroupfs", "memory=BYTES",
+   "as=BYTES", "cgroup1=DIR" (repeatable), "isolate=BYTES". */
 static int parse_request_options(char *text, struct options *options) {
   if (strcmp(text, "-") == 0) return 0;
   for (char *save = NULL, *item = strtok_r(text, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
@@ -630,6 +704,8 @@ static int parse_request_options(char *text, struct options *options) {
     else if (strcmp(item, "deny-cgroupfs") == 0) options->deny_cgroupfs = 1;
     else if (strncmp(item, "memory=", 7) == 0 && parse_bytes(item + 7, &options->memory) == 0) continue;
     else if (strncmp(item, "isolate=", 8) == 0 && parse_bytes(item + 8, &options->isolate) == 0) continue;
+    else if (strncmp(item, "as=", 3) == 0 && parse_bytes(item + 3, &options->address_space) == 0) continue;
+    else if (strncmp(item, "cgroup1=", 8) == 0 && add_cgroup1(options, item + 8) == 0) continue;
     else return -1;
   }
   return 0;
@@ -740,8 +816,8 @@ static void start_call(int with_options, char **field, size_t fields, struct sta
  * --server: calls from stdin, each a decimal byte count, a newline and that many bytes of
  * NUL-terminated fields. "run" then the fields of --cgroup's request (the cgroup DIR, the working
  * directory, the argument count N, N arguments with FILE first, the environment as NAME=VALUE), or
- * "run-with" then an options field ("-", or a comma list of "scope", "deny-cgroupfs", "memory=BYTES"
- * and "isolate=BYTES") and the same:
+ * "run-with" then an options field ("-", or a comma list of "scope", "deny-cgroupfs", "memory=BYTES",
+ * "as=BYTES", "cgroup1=DIR" and "isolate=BYTES") and the same:
  * the server makes the call's stdout and stderr pipes and forks a launcher that runs it as
  * --cgroup does (stdin /dev/null), then answers "S PID OUT ERR": the launcher's pid and the
  * numbers of its own descriptors for the pipes' read ends, which the host opens through
@@ -902,6 +978,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[at], "--cgroup") == 0 && options.cgroup == NULL) options.cgroup = argv[++at];
     else if (strcmp(argv[at], "--memory") == 0 && parse_bytes(argv[at + 1], &options.memory) == 0) at++;
     else if (strcmp(argv[at], "--isolate") == 0 && parse_bytes(argv[at + 1], &options.isolate) == 0) at++;
+    else if (strcmp(argv[at], "--address-space") == 0 && parse_bytes(argv[at + 1], &options.address_space) == 0) at++;
+    else if (strcmp(argv[at], "--cgroup1") == 0 && add_cgroup1(&options, argv[at + 1]) == 0) at++;
     else return usage();
   }
   if (at >= argc - 1) return usage();

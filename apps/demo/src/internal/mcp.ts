@@ -17,7 +17,7 @@ import { Budgets } from "@toolcap/limits"
 import * as Argv from "./argv.js"
 import * as Options from "./options.js"
 import { runMain } from "./output.js"
-import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, usage } from "./usage.js"
+import { budgetsLayerFor, environmentOf, hostConfig, reportUsage, stderrLogger, usage } from "./usage.js"
 
 /** The arguments of `mcp`: the values of `Options.mcp`. @internal */
 export type McpArgs = Argv.Values<typeof Options.mcp>
@@ -30,6 +30,7 @@ export const serve = (args: McpArgs) =>
       ...args,
       session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
     })
+    const environment = yield* environmentOf(args)
     // the viewer is loaded only when asked for
     const viewer = args.ui
       ? yield* Effect.flatMap(
@@ -42,6 +43,7 @@ export const serve = (args: McpArgs) =>
         ToolHost.layer({
           ...config,
           observer: viewer?.observer,
+          environment,
           endSessionOnClose: true,
           sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
         }).pipe(Layer.provide(Layer.succeed(Budgets.Budgets, budgets)), Layer.mapError(usage))

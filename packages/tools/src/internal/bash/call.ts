@@ -20,6 +20,8 @@ import type { BashChunk, BashResult } from "../../Bash.js"
 import * as Supervisor from "../../Supervisor.js"
 import * as Workspace from "../../Workspace.js"
 import * as Chunk from "./chunk.js"
+import * as Handover from "./command.js"
+import { BashEnvironment } from "./environment.js"
 import * as Output from "./output.js"
 import { buildResult, type Ending, type Termination } from "./result.js"
 
@@ -65,6 +67,7 @@ export const call = (
     const budgets = yield* Budgets.Budgets
     const workspace = yield* Workspace.Workspace
     const supervisor = yield* Supervisor.Supervisor
+    const environment = yield* BashEnvironment
     const runId = yield* supervisor.runId
     const callId = options.callId ?? runId
     const startedAt = yield* Clock.currentTimeNanos
@@ -149,11 +152,14 @@ export const call = (
       Effect.gen(function* () {
         const ran = yield* Effect.scoped(
           Effect.gen(function* () {
+            const args = yield* Handover.shellArgs(command, shell.file, scratch)
             const proc = yield* supervisor
               .start({
                 file: shell.file,
-                args: ["-c", command],
+                args,
                 cwd: workspace.root,
+                // the host's variables under the policy; the supervisor adds the cookie after them
+                env: environment.apply(process.env),
                 tree: {
                   runId,
                   killGraceMs: budgets.bashKillGraceMs,
@@ -161,7 +167,8 @@ export const call = (
                   // the end of a call takes at most kill grace + drain grace (plus one short read)
                   killWaitMs: budgets.bashDrainGraceMs,
                   drainMs: budgets.bashDrainGraceMs,
-                  memoryMaxBytes: budgets.bashMemoryMaxBytes
+                  memoryMaxBytes: budgets.bashMemoryMaxBytes,
+                  tasksMax: budgets.bashTasksMax
                 }
               })
               .pipe(

@@ -17,7 +17,9 @@ import type {
   Shell,
   SupervisorService
 } from "../../Supervisor.js"
+import * as CallBounds from "./bounds.js"
 import * as Cgroup from "./cgroup.js"
+import * as V1 from "./cgroupV1.js"
 import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
@@ -315,15 +317,35 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         shm: namespaces.apply ? "private" : "shared",
         ...(namespaces.apply ? {} : { shmReason: namespaces.reason })
       })
+      const decider = CallBounds.make({
+        v2Parent: detected?.parent,
+        memoryController: options.memoryController ?? true,
+        cgroupV1: options.cgroupV1 ?? true,
+        shmCleanup: options.shmCleanup ?? true,
+        watchdog,
+        runIdPrefix: yield* runIdPrefix,
+        probeName: yield* probeName
+      })
+      // what dead hosts left in the v1 hierarchies, after their v2 cgroups below
+      const sweepV1 = Effect.forEach(decider.v1Parents(), (parent) => V1.sweep(parent), {
+        discard: true
+      })
       if (detected === undefined || detected.parent === undefined) {
         yield* forkSweep
+        yield* sweepV1
         const fallbackReason =
           detected?.fallbackReason ??
           (options.containment === "group" ? "the group tier was asked for" : `${CONTAINMENT_VARIABLE}=group`)
         const namespaces = yield* namespacesFor(launcherChoice, undefined)
-        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }, namespaces), guards)
+        return TierGroup.make(
+          watchdog,
+          base({ containment: "group", fallbackReason }, namespaces),
+          guards,
+          decider
+        )
       }
       yield* Cgroup.sweep(detected.parent)
+      yield* sweepV1
       const namespaces = yield* namespacesFor(launcherChoice, detected.entry)
       if (namespaces.apply) guards = { ...guards, isolate: true }
       return yield* TierCgroup.make({
@@ -333,6 +355,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         launcherServer: options.launcherServer ?? true,
         watchdog,
         guards,
+        bounds: decider,
         containment: base(
           {
             containment: "cgroup",
