@@ -378,3 +378,10 @@ export const bundleModule = (options: {
       logLevel: "error"
     })
   }).pipe(Effect.asVoid)
+
+/**
+ * What the tests of the supervisor's own stop give calls: cgroupfs writable and no namespaces, so a call can move into
+ * cgroups and its pids are the host's. The supervisor's own stop is what they prove, as on a host
+ * without the launcher's guards (those guards' own attacks: reliability.isolation.test.ts).
+ */
+export const withHostReach = { cgroupfsWritable: true, namespaces: false } as const

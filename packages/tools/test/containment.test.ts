@@ -21,14 +21,10 @@ import {
   killNamed,
   processesNamed,
   scopesOffered,
-  testEnv
-} from "./bashFixtures.js"
-import {
-  readPid,
-  registerBoundCases,
-  registerNestedCgroupEscapes,
+  testEnv,
   withHostReach
-} from "./containmentCases.js"
+} from "./bashFixtures.js"
+import { readPid, registerBoundCases, registerNestedCgroupEscapes } from "./containmentCases.js"
 
 const tiers: ReadonlyArray<Supervisor.Tier> = cgroupParent() !== undefined ? ["cgroup", "group"] : ["group"]
 

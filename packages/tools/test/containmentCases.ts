@@ -22,15 +22,9 @@ import {
   killNamed,
   processesNamed,
   runRecorded,
-  testEnv
+  testEnv,
+  withHostReach
 } from "./bashFixtures.js"
-
-/**
- * What these cases give calls: cgroupfs writable and no namespaces, so a call can move into
- * cgroups and its pids are the host's. The supervisor's own stop is what they prove, as on a host
- * without the launcher's guards (those guards' own attacks: reliability.isolation.test.ts).
- */
-export const withHostReach = { cgroupfsWritable: true, namespaces: false } as const
 
 export const readPid = (workspace: string, name: string): number =>
   Number(fs.readFileSync(path.join(workspace, name), "utf8").trim())

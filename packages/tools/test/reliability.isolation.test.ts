@@ -155,7 +155,8 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
                   counts["writes that held"]++
                 // a 2 s timeout answers within its kill grace and drain, not after the 6 s sleep
                 if (attack.timeout !== undefined && result.durationMs > 5_500) counts["late answers"]++
-                if (turns === 0) counts["frozen turns"]++
+                // a freeze attack runs its 2 s: a host that was not frozen turned many times meanwhile
+                if (attack.timeout !== undefined && turns === 0) counts["frozen turns"]++
               }
             }
           }
@@ -233,9 +234,12 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
         )
         assert.strictEqual(result.termination.shm, "private")
         assert.strictEqual(result.termination.shmMaxBytes, 256 * MiB)
+        // dd fails: the tmpfs is full (ENOSPC) or, under a memory controller that counts its pages,
+        // the call reached its ceiling first and a process of it was OOM-killed (maybe the shell)
         const [dd, written] = result.stdout.trim().split("\n")
-        assert.notStrictEqual(dd, "dd=0")
-        assert.isAtMost(Number(written), 256)
+        assert.notStrictEqual(dd, "dd=0", result.stdout)
+        if (written !== undefined) assert.isAtMost(Number(written), 256)
+        if (dd === undefined) assert.isTrue(result.termination.memoryCeiling?.reached, result.output)
         // the host's /dev/shm never saw the file, and its free space did not drop by what was written
         assert.isFalse(fs.existsSync(path.join("/dev/shm", file)))
         assert.isAbove(shmFree(), freeBefore - 200 * MiB)
@@ -251,6 +255,36 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
         assert.strictEqual(plain.termination.shm, "shared")
         assert.include(plain.termination.shmReason ?? "", "namespaces were turned off")
       })
+    )
+
+    it.scopedLive(
+      "a call with a private /dev/shm removes nothing from the host's, even what appeared during it",
+      () =>
+        Effect.gen(function* () {
+          const hostFile = path.join("/dev/shm", `toolcap-host-${process.pid}`)
+          yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(hostFile, { force: true })))
+          const env = yield* testEnv(fastGraces, undefined, {})
+          // the call says it runs (a file in the workspace), the host then writes its own /dev/shm
+          // file, and the call ends only once it is there: a file that appeared during the call, of
+          // the host's user, held by no one — what the cleanup of a shared /dev/shm would remove
+          const call = runRecorded({
+            command:
+              `echo call > /dev/shm/toolcap-call-${process.pid}; touch started; ` +
+              "i=0; while [ ! -f written ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; cat written"
+          }).pipe(Effect.provide(env.layer))
+          const host = Effect.gen(function* () {
+            while (!fs.existsSync(path.join(env.workspace, "started"))) yield* Effect.sleep("20 millis")
+            fs.writeFileSync(hostFile, "the host's")
+            fs.writeFileSync(path.join(env.workspace, "written"), "host wrote\n")
+          })
+          const [recorded] = yield* Effect.all([call, host], { concurrency: 2 })
+          const result = resultOf(recorded)
+          assert.strictEqual(result.stdout, "host wrote\n")
+          assert.strictEqual(result.termination.shm, "private")
+          assert.strictEqual(result.termination.shmRemoved, undefined)
+          assert.strictEqual(fs.readFileSync(hostFile, "utf8"), "the host's")
+          assert.isFalse(fs.existsSync(`/dev/shm/toolcap-call-${process.pid}`))
+        })
     )
   }
 )

@@ -16,8 +16,16 @@ import * as path from "node:path"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Procfs } from "@toolcap/spill"
 import { Bash } from "@toolcap/tools"
-import { cgroupParent, fastGraces, isLive, killNamed, runRecorded, testEnv } from "./bashFixtures.js"
-import { nestedCommand, readPid, removeCgroupTree, withHostReach } from "./containmentCases.js"
+import {
+  cgroupParent,
+  fastGraces,
+  isLive,
+  killNamed,
+  runRecorded,
+  testEnv,
+  withHostReach
+} from "./bashFixtures.js"
+import { nestedCommand, readPid, removeCgroupTree } from "./containmentCases.js"
 
 const RUNS = isLong() ? 100 : 1
 /** A call bounded by a 1 s timeout (or ending by itself) that takes longer than this hangs. */
