@@ -272,12 +272,12 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && launcherBu
               `echo call > /dev/shm/toolcap-call-${process.pid}; touch started; ` +
               "i=0; while [ ! -f written ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; cat written"
           }).pipe(Effect.provide(env.layer))
-          const host = Effect.gen(function* () {
+          const hostWrites = Effect.gen(function* () {
             while (!fs.existsSync(path.join(env.workspace, "started"))) yield* Effect.sleep("20 millis")
             fs.writeFileSync(hostFile, "the host's")
             fs.writeFileSync(path.join(env.workspace, "written"), "host wrote\n")
           })
-          const [recorded] = yield* Effect.all([call, host], { concurrency: 2 })
+          const [recorded] = yield* Effect.all([call, hostWrites], { concurrency: 2 })
           const result = resultOf(recorded)
           assert.strictEqual(result.stdout, "host wrote\n")
           assert.strictEqual(result.termination.shm, "private")
