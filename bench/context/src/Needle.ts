@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { Terminal } from "@toolcap/limits"
 import type { RawOutput } from "./Text.js"
 
 /**
@@ -92,12 +93,26 @@ export const locate = (rule: NeedleRule, raw: RawOutput): Needle => {
  * @category predicates
  */
 export const visibleIn = (text: string, needle: Needle): boolean => {
-  if (!needle.whole) return text.includes(needle.text)
+  if (showsForm(text, needle.text, needle.whole)) return true
+  // a coloured or redrawn line counts as seen when the text shows it as a terminal does (a
+  // policy that renders its output shows the line without its escapes)
+  const shown = shownAsTerminal(needle.text)
+  return shown !== needle.text && shown.length > 0 && showsForm(text, shown, needle.whole)
+}
+
+/**
+ * The needle line as a terminal shows it: toolcap's renderer, which a differential property test
+ * holds to xterm's buffer (rules T1).
+ */
+const shownAsTerminal = (line: string): string => Terminal.render(line).text.replace(/\n$/, "")
+
+const showsForm = (text: string, form: string, whole: boolean): boolean => {
+  if (!whole) return text.includes(form)
   let from = 0
   for (;;) {
-    const at = text.indexOf(needle.text, from)
+    const at = text.indexOf(form, from)
     if (at < 0) return false
-    const end = at + needle.text.length
+    const end = at + form.length
     const startsLine = at === 0 || text[at - 1] === "\n"
     const endsLine =
       end === text.length || text[end] === "\n" || (text[end] === "\r" && text[end + 1] === "\n")

@@ -74,6 +74,20 @@ describe("needle locator", () => {
     runs
   )
 
+  it("a coloured needle is seen raw or as a terminal shows it, as a whole line either way", () => {
+    const esc = String.fromCharCode(27)
+    const line = `${esc}[31m FAIL ${esc}[39m test/a.test.ts > adds`
+    const needle = locate(
+      { describe: "the failure", pattern: /FAIL/, stream: "stdout" },
+      { stdout: `ok\n${line}\ndone\n`, stderr: "", exitCode: 1 }
+    )
+    assert.strictEqual(needle.text, line)
+    assert.isTrue(visibleIn(`a\n${line}\nb`, needle))
+    assert.isTrue(visibleIn("a\n FAIL  test/a.test.ts > adds\nb", needle))
+    assert.isFalse(visibleIn("a\nx FAIL  test/a.test.ts > adds\nb", needle))
+    assert.isFalse(visibleIn("a\n FAIL  test/a.test.ts > adds 2\nb", needle))
+  })
+
   it("refuses an output without the needle", () => {
     assert.throws(
       () => locate(rule, { stdout: "all good\n", stderr: "error TS2322 on the other stream\n" }),
