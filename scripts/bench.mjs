@@ -39,6 +39,7 @@ const RELIABILITY_FILES = [
   "packages/tools/test/engineMemory.test.ts",
   "packages/tools/test/reliability.nested.test.ts",
   "packages/tools/test/reliability.bounds.test.ts",
+  "packages/tools/test/reliability.isolation.test.ts",
   "packages/adapters/test/reliability.load.test.ts",
   "packages/adapters/test/reliability.faults.test.ts",
   "packages/adapters/test/hostileInput.test.ts",

@@ -120,6 +120,10 @@ const startHost = (which: Case, run: string, command: string): ChildProcess => {
       ...process.env,
       NO_COLOR: "1",
       TOOLCAP_CONTAINMENT: which.containment,
+      // the call's own cgroup writes and host pids are part of this attack: the stop must hold without
+      // the launcher's cgroupfs rules and namespaces (their own attacks: tools' reliability.isolation.test.ts)
+      TOOLCAP_CGROUPFS: "writable",
+      TOOLCAP_NAMESPACES: "off",
       ...(which.launcher ? {} : { TOOLCAP_LAUNCHER: path.join(dirs.workspace, "no-launcher-here") })
     },
     stdio: ["pipe", "ignore", "ignore"]

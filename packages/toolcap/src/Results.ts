@@ -322,6 +322,16 @@ export interface BashResult {
     readonly memoryCeiling?: MemoryCeiling | undefined
     /** The call's task limit, when the host set one (`bashTasksMax`, 4096 by default). */
     readonly taskLimit?: TaskLimit | undefined
+    /** What kept the call from writing cgroup files (`landlock`, `read-only mount`), or `none`. */
+    readonly cgroupfs?: "landlock" | "read-only mount" | "none" | undefined
+    readonly cgroupfsReason?: string | undefined
+    /** What kept the host's `/proc/<pid>` from the call (`pid namespace`, `landlock`), or `none`. */
+    readonly proc?: "pid namespace" | "landlock" | "none" | undefined
+    readonly procReason?: string | undefined
+    /** The call's `/dev/shm`: a private tmpfs of `shmMaxBytes`, or the host's. */
+    readonly shm?: "private" | "shared" | undefined
+    readonly shmMaxBytes?: number | undefined
+    readonly shmReason?: string | undefined
     /** Pids of the tree still alive when the call returned. */
     readonly survivors: ReadonlyArray<number>
     /** A process outside the tree still held the output pipes at the end. */

@@ -16,6 +16,13 @@
  *       --address-space BYTES  RLIMIT_AS of FILE (inherited): counts shared mappings too
  *       --cgroup1 DIR    FILE joins the cgroup v1 DIR (its cgroup.procs) before anything else
  *                        is applied to it (repeatable, up to 4: one per v1 controller)
+ *       --deny-cgroupfs  Landlock: FILE and everything it starts cannot write beneath any cgroup
+ *                        mount (no cgroup.procs, cgroup.kill, cgroup.freeze, no new cgroup): write
+ *                        access is granted beneath every other tree of the file system only
+ *       --isolate BYTES  FILE runs in PID and mount namespaces of its own (a user namespace first
+ *                        where the launcher is not root): the cgroup mounts read-only, a tmpfs of
+ *                        BYTES on /dev/shm, a /proc listing the call's processes only; a small
+ *                        pid 1 (see run_init) starts FILE and reaps what it leaves
  *   toolcap-confine --server                starts calls as --cgroup does, on requests from
  *                                           stdin (see server() below)
  *
@@ -51,6 +58,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -68,6 +79,19 @@ extern char **environ;
 #define RULE_PATH_BENEATH 1
 #define ACCESS_READ_FILE (1ULL << 2)
 #define ACCESS_READ_DIR (1ULL << 3)
+/* every right Landlock has that changes the file system (all but execute, read file, read dir),
+   by the ABI that added it */
+#define ACCESS_WRITE_V1                                                                                   \
+  ((1ULL << 1) | (1ULL << 4) | (1ULL << 5) | (1ULL << 6) | (1ULL << 7) | (1ULL << 8) | (1ULL << 9) |     \
+   (1ULL << 10) | (1ULL << 11) | (1ULL << 12))
+#define ACCESS_REFER (1ULL << 13)
+#define ACCESS_TRUNCATE (1ULL << 14)
+#define ACCESS_IOCTL_DEV (1ULL << 15)
+/* of those, the ones a rule on a file (not a directory) may carry */
+#define ACCESS_WRITE_FILE_ONLY ((1ULL << 1) | ACCESS_TRUNCATE | ACCESS_IOCTL_DEV)
+/* the first ABI that can grant renames and links across directories (REFER): without it a
+   ruleset that handles writes refuses every rename into another directory */
+#define ABI_REFER 2
 #define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define SCOPE_SIGNAL (1ULL << 1)
 /* the first Landlock ABI with scopes */
@@ -116,6 +140,13 @@ struct options {
   unsigned long long address_space;
   const char *cgroup1[4];
   size_t ncgroup1;
+  /* Landlock: no write beneath any cgroup mount (--deny-cgroupfs) */
+  int deny_cgroupfs;
+  /* the size of the call's own /dev/shm, when it gets PID and mount namespaces (--isolate BYTES) */
+  unsigned long long isolate;
+  /* the cgroup.procs of each --cgroup1, opened before the namespaces (see open_cgroup1) */
+  int cgroup1_fd[4];
+  int cgroup1_open;
 };
 
 /* Takes a --cgroup1 DIR (or a request's cgroup1=DIR): 0, or -1 past the four it holds. */
@@ -132,26 +163,53 @@ static int fail(const char *what, const char *detail) {
 
 static int usage(void) {
   errno = EINVAL;
-  return fail("usage: toolcap-confine [--read PATH]... [--cgroup DIR] [--scope] [--memory BYTES] [--address-space BYTES] [--cgroup1 DIR]... -- FILE ARG...", NULL);
+  return fail("usage: toolcap-confine [--read PATH]... [--cgroup DIR] [--scope] [--memory BYTES] "
+              "[--address-space BYTES] [--cgroup1 DIR]... [--deny-cgroupfs] [--isolate BYTES] -- FILE ARG...",
+              NULL);
+}
+
+/*
+ * Opens the cgroup.procs file of every --cgroup1 DIR for writing, once. The launcher entry does it
+ * before it makes namespaces: these descriptors stay on the host's cgroup mounts, so the program
+ * can still join its v1 cgroups once pid 1 has made the namespace's cgroup mounts read-only (a
+ * file opened for writing on a mount would also keep that mount from going read-only). 0, or
+ * EXIT_NOT_CONFINED.
+ */
+static int open_cgroup1(struct options *options) {
+  if (options->cgroup1_open) return 0;
+  for (size_t i = 0; i < options->ncgroup1; i++) {
+    char file[4096];
+    int length = snprintf(file, sizeof file, "%s/cgroup.procs", options->cgroup1[i]);
+    if (length < 0 || (size_t)length >= sizeof file) return fail("cgroup v1 path too long", options->cgroup1[i]);
+    options->cgroup1_fd[i] = open(file, O_WRONLY | O_CLOEXEC);
+    if (options->cgroup1_fd[i] < 0) return fail("cannot open the cgroup v1", file);
+  }
+  options->cgroup1_open = 1;
+  return 0;
+}
+
+/* Closes what open_cgroup1 opened, in a process that joins no cgroup v1 itself (the launcher, pid 1). */
+static void close_cgroup1(const struct options *options) {
+  /* nothing to undo: a descriptor is only closed early here, exec would close it anyway */
+  for (size_t i = 0; options->cgroup1_open && i < options->ncgroup1; i++) (void)close(options->cgroup1_fd[i]);
 }
 
 /*
  * A call's bounds besides its cgroup v2. The cgroup v1 hierarchies (memory, pids on a hybrid
- * host) have no CLONE_INTO_CGROUP: the process joins each by writing its own pid to cgroup.procs,
+ * host) have no CLONE_INTO_CGROUP: the process joins each by writing its own pid to cgroup.procs
+ * (the pid as its own PID namespace numbers it: the kernel reads it in the writer's namespace),
  * before its rlimits and Landlock (which may deny writes to cgroup files) apply; what it starts
  * inherits the membership. RLIMIT_AS is the memory ceiling where no memory controller is usable.
  */
 static int apply_call_bounds(const struct options *options) {
-  for (size_t i = 0; i < options->ncgroup1; i++) {
-    char file[4096], pid[32];
-    int length = snprintf(file, sizeof file, "%s/cgroup.procs", options->cgroup1[i]);
-    if (length < 0 || (size_t)length >= sizeof file) return fail("cgroup v1 path too long", options->cgroup1[i]);
-    int fd = open(file, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail("cannot open the cgroup v1", file);
+  struct options opened = *options;
+  if (open_cgroup1(&opened) != 0) return EXIT_NOT_CONFINED;
+  for (size_t i = 0; i < opened.ncgroup1; i++) {
+    char pid[32];
     int size = snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    ssize_t written = write(fd, pid, (size_t)size);
-    (void)close(fd);
-    if (written != size) return fail("cannot join the cgroup v1", options->cgroup1[i]);
+    ssize_t written = write(opened.cgroup1_fd[i], pid, (size_t)size);
+    (void)close(opened.cgroup1_fd[i]);
+    if (written != size) return fail("cannot join the cgroup v1", opened.cgroup1[i]);
   }
   if (options->address_space > 0) {
     struct rlimit limit = {(rlim_t)options->address_space, (rlim_t)options->address_space};
@@ -181,20 +239,182 @@ static int restrict_self(int ruleset) {
   return 0;
 }
 
-/* Applies what `options` asks of the program itself (scopes, memory); 0, or EXIT_NOT_CONFINED. */
+/* A mount of this process's mount namespace: where, and the per-mount flags it has. */
+struct mount_point {
+  char *path;
+  unsigned long flags;
+};
+
+/* Decodes mountinfo's octal escapes (`\040` for a space) in place. */
+static void unescape(char *text) {
+  char *out = text;
+  for (char *in = text; *in != 0; in++) {
+    if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' && in[3] >= '0' && in[3] <= '7') {
+      *out++ = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+      in += 3;
+    } else {
+      *out++ = *in;
+    }
+  }
+  *out = 0;
+}
+
+/* The per-mount flags of a mountinfo options field ("rw,nosuid,relatime"): a remount must keep them. */
+static unsigned long mount_flags(char *field) {
+  unsigned long flags = 0;
+  for (char *save = NULL, *item = strtok_r(field, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+    if (strcmp(item, "nosuid") == 0) flags |= MS_NOSUID;
+    else if (strcmp(item, "nodev") == 0) flags |= MS_NODEV;
+    else if (strcmp(item, "noexec") == 0) flags |= MS_NOEXEC;
+    else if (strcmp(item, "noatime") == 0) flags |= MS_NOATIME;
+    else if (strcmp(item, "nodiratime") == 0) flags |= MS_NODIRATIME;
+    else if (strcmp(item, "relatime") == 0) flags |= MS_RELATIME;
+  }
+  return flags;
+}
+
+/*
+ * The mounts of file system type `cgroup` or `cgroup2` of this mount namespace (from
+ * /proc/self/mountinfo), NULL-path terminated; NULL when mountinfo cannot be read.
+ */
+static struct mount_point *cgroup_mounts(void) {
+  FILE *info = fopen("/proc/self/mountinfo", "re");
+  if (info == NULL) return NULL;
+  struct mount_point *found = calloc(1, sizeof *found);
+  size_t count = 0;
+  char *line = NULL;
+  size_t room = 0;
+  while (found != NULL && getline(&line, &room, info) > 0) {
+    /* id parent dev root MOUNTPOINT OPTIONS [optional...] - FSTYPE source superoptions */
+    char *field[6] = {0};
+    char *save = NULL;
+    int n = 0;
+    for (char *item = strtok_r(line, " \n", &save); item != NULL; item = n < 6 ? strtok_r(NULL, " \n", &save) : NULL) {
+      field[n++] = item;
+    }
+    if (n < 6) continue;
+    char *type = NULL;
+    for (char *rest = strtok_r(NULL, " \n", &save); rest != NULL; rest = strtok_r(NULL, " \n", &save)) {
+      if (strcmp(rest, "-") == 0) {
+        type = strtok_r(NULL, " \n", &save);
+        break;
+      }
+    }
+    if (type == NULL || (strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0)) continue;
+    unescape(field[4]);
+    struct mount_point *grown = realloc(found, (count + 2) * sizeof *found);
+    char *path = strdup(field[4]);
+    if (grown == NULL || path == NULL) {
+      free(grown == NULL ? found : grown);
+      found = NULL;
+      break;
+    }
+    found = grown;
+    found[count++] = (struct mount_point){path, mount_flags(field[5])};
+    found[count] = (struct mount_point){NULL, 0};
+  }
+  free(line);
+  (void)fclose(info);
+  return found;
+}
+
+/* Whether `path` is `dir` or lies beneath it. */
+static int beneath(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  if (strcmp(dir, "/") == 0) return 1;
+  return strncmp(path, dir, n) == 0 && (path[n] == 0 || path[n] == '/');
+}
+
+/*
+ * Adds rules that grant `rights` beneath `path` except beneath any of `mounts`: Landlock grants by
+ * hierarchy, so a tree holding no cgroup mount is granted whole, one holding one is entered and
+ * each of its entries granted the same way, and a cgroup mount itself is left out. Symbolic links
+ * are not followed (what they name is granted, or not, where it lies). 0, or EXIT_NOT_CONFINED.
+ */
+static int grant_beneath(int ruleset, const char *path, const struct mount_point *mounts, uint64_t rights) {
+  int holds = 0;
+  for (const struct mount_point *m = mounts; m->path != NULL; m++) {
+    if (strcmp(m->path, path) == 0) return 0;
+    if (beneath(m->path, path)) holds = 1;
+  }
+  if (!holds) {
+    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    /* gone since it was listed: nothing to grant */
+    if (fd < 0) return errno == ENOENT ? 0 : fail("cannot open", path);
+    struct stat st;
+    if (fstat(fd, &st) != 0) return fail("cannot examine", path);
+    if (S_ISLNK(st.st_mode)) {
+      (void)close(fd);
+      return 0;
+    }
+    struct path_beneath_attr rule = {.allowed_access = S_ISDIR(st.st_mode) ? rights : rights & ACCESS_WRITE_FILE_ONLY,
+                                     .parent_fd = fd};
+    if (syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, &rule, 0) != 0) return fail("cannot add a rule for", path);
+    /* the rule holds its own reference to the path */
+    (void)close(fd);
+    return 0;
+  }
+  DIR *dir = opendir(path);
+  if (dir == NULL) return fail("cannot list", path);
+  int code = 0;
+  for (struct dirent *entry; code == 0 && (entry = readdir(dir)) != NULL;) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    char child[PATH_MAX];
+    if (snprintf(child, sizeof child, "%s/%s", strcmp(path, "/") == 0 ? "" : path, entry->d_name) >= (int)sizeof child) {
+      errno = ENAMETOOLONG;
+      code = fail("cannot name an entry of", path);
+      break;
+    }
+    code = grant_beneath(ruleset, child, mounts, rights);
+  }
+  (void)closedir(dir);
+  return code;
+}
+
+/* The write rights the kernel's Landlock `abi` has. */
+static uint64_t write_rights(long abi) {
+  uint64_t rights = ACCESS_WRITE_V1;
+  if (abi >= 2) rights |= ACCESS_REFER;
+  if (abi >= 3) rights |= ACCESS_TRUNCATE;
+  if (abi >= 5) rights |= ACCESS_IOCTL_DEV;
+  return rights;
+}
+
+static void free_mounts(struct mount_point *mounts) {
+  for (struct mount_point *m = mounts; m != NULL && m->path != NULL; m++) free(m->path);
+  free(mounts);
+}
+
+/* Applies what `options` asks of the program itself (scopes, cgroupfs, memory); 0, or EXIT_NOT_CONFINED. */
 static int apply_to_self(const struct options *options) {
   if (apply_call_bounds(options) != 0) return EXIT_NOT_CONFINED;
   if (options->memory > 0) {
     struct rlimit limit = {(rlim_t)options->memory, (rlim_t)options->memory};
     if (setrlimit(RLIMIT_DATA, &limit) != 0) return fail("cannot set the memory ceiling", NULL);
   }
-  if (options->scope) {
-    struct ruleset_attr attr = {.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET};
-    int ruleset = (int)syscall(SYS_CREATE_RULESET, &attr, sizeof attr, 0);
-    if (ruleset < 0) return fail("cannot create a Landlock scope ruleset (Landlock ABI 6 or later needed)", NULL);
-    if (restrict_self(ruleset) != 0) return EXIT_NOT_CONFINED;
+  if (!options->scope && !options->deny_cgroupfs) return 0;
+  long abi = landlock_abi();
+  if (options->deny_cgroupfs && abi < ABI_REFER) {
+    errno = ENOSYS;
+    return fail("cannot keep the program out of cgroupfs (Landlock ABI 2 or later needed)", NULL);
   }
-  return 0;
+  uint64_t rights = options->deny_cgroupfs ? write_rights(abi) : 0;
+  struct ruleset_attr attr = {.handled_access_fs = rights,
+                              .scoped = options->scope ? SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET : 0};
+  int ruleset = (int)syscall(SYS_CREATE_RULESET, &attr, options->scope ? sizeof attr : RULESET_ATTR_FS_ONLY, 0);
+  if (ruleset < 0) {
+    return fail(options->scope ? "cannot create a Landlock scope ruleset (Landlock ABI 6 or later needed)"
+                               : "cannot create a Landlock ruleset",
+                NULL);
+  }
+  if (options->deny_cgroupfs) {
+    struct mount_point *mounts = cgroup_mounts();
+    if (mounts == NULL) return fail("cannot read its mounts", "/proc/self/mountinfo");
+    int code = grant_beneath(ruleset, "/", mounts, rights);
+    free_mounts(mounts);
+    if (code != 0) return code;
+  }
+  return restrict_self(ruleset);
 }
 
 /* Replaces this process by argv[0] (searched in PATH); returns only on failure, with its status. */
@@ -231,17 +451,162 @@ static int die_like(int signal_number) {
   return 128 + signal_number;
 }
 
+/* Writes `text` to the file `path` (a /proc file of this process); 0, or -1 with errno. */
+static int write_text(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t n = strlen(text);
+  ssize_t w = write(fd, text, n);
+  int saved = errno;
+  (void)close(fd);
+  errno = saved;
+  return w == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * --isolate, in the launcher: a mount namespace of its own and a PID namespace for its next child
+ * (which becomes that namespace's pid 1). Root makes them directly; any other user first makes a
+ * user namespace that maps its own uid and gid to themselves (unprivileged user namespaces), so
+ * the call keeps its identity and gets no right outside it. 0, or EXIT_NOT_CONFINED.
+ */
+static int enter_namespaces(void) {
+  if (unshare(CLONE_NEWNS | CLONE_NEWPID) == 0) return 0;
+  if (errno != EPERM) return fail("cannot make mount and PID namespaces", NULL);
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
+    return fail("cannot make user, mount and PID namespaces (unprivileged user namespaces are off here)", NULL);
+  }
+  char map[64];
+  /* setgroups must be denied before an unprivileged process may write its gid map */
+  if (write_text("/proc/self/setgroups", "deny") != 0) return fail("cannot deny setgroups", NULL);
+  snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+  if (write_text("/proc/self/uid_map", map) != 0) return fail("cannot map its uid", NULL);
+  snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+  if (write_text("/proc/self/gid_map", map) != 0) return fail("cannot map its gid", NULL);
+  return 0;
+}
+
+/*
+ * --isolate, in the namespaces' pid 1: mounts of its own (no mount made here reaches the host),
+ * every cgroup mount read-only, a tmpfs of `shm_bytes` on /dev/shm (what the call puts there is
+ * bounded and goes with the namespace) and a /proc of the new PID namespace (no process outside
+ * the call is listed, so no host's environ, cmdline or maps can be opened). 0, or EXIT_NOT_CONFINED.
+ */
+static int isolate_mounts(unsigned long long shm_bytes) {
+  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) return fail("cannot make its mounts its own", NULL);
+  struct mount_point *mounts = cgroup_mounts();
+  if (mounts == NULL) return fail("cannot read its mounts", "/proc/self/mountinfo");
+  for (struct mount_point *m = mounts; m->path != NULL; m++) {
+    /* a bind remount changes this mount's flags only; the ones it has are kept (a user namespace
+       may not clear them) */
+    if (mount(NULL, m->path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | m->flags, NULL) != 0) {
+      return fail("cannot make a cgroup mount read-only:", m->path);
+    }
+  }
+  free_mounts(mounts);
+  char data[64];
+  snprintf(data, sizeof data, "size=%llu,mode=1777", shm_bytes);
+  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, data) != 0) return fail("cannot mount", "/dev/shm");
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) return fail("cannot mount", "/proc");
+  return 0;
+}
+
+static void release_stdio(void);
+
+/*
+ * --isolate: pid 1 of the call's PID namespace, outside the call's cgroup. The kernel ends every
+ * process of the namespace when its pid 1 exits, so this process does not run the program itself:
+ * it starts it inside the cgroup `cgroup` (when not -1) (session,
+ * restrictions and all, as the launcher's child would be), relays SIGTERM, SIGINT and SIGHUP to
+ * it, sends its wait status through `report` when it ends (the launcher exits with it then, as it
+ * would without namespaces), and reaps what the call leaves behind until nothing is left: a
+ * background process of the call runs on after the shell exits, as it does without namespaces,
+ * until it ends or the host stops the call's cgroup; with nothing left this process exits.
+ */
+static int run_init(const struct options *options, char **argv, int report, int cgroup) {
+  if (isolate_mounts(options->isolate) != 0) return EXIT_NOT_CONFINED;
+  sigset_t relayed, before;
+  if (sigemptyset(&relayed) != 0) return fail("cannot build a signal set", NULL);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+    if (sigaddset(&relayed, forwarded[i]) != 0) return fail("cannot build a signal set", NULL);
+  }
+  if (sigprocmask(SIG_BLOCK, &relayed, &before) != 0) return fail("cannot block signals", NULL);
+  /* the program alone goes into the call's cgroup: this process stays outside it, so the host
+     finds and stops there what the call started, as without namespaces */
+  struct clone_args args = {.flags = cgroup >= 0 ? CLONE_INTO_CGROUP : 0,
+                            .exit_signal = SIGCHLD,
+                            .cgroup = cgroup >= 0 ? (uint64_t)cgroup : 0};
+  pid_t shell = (pid_t)syscall(SYS_CLONE3, &args, sizeof args);
+  if (shell < 0) return fail("cannot start a process in the cgroup", options->cgroup);
+  if (cgroup >= 0) (void)close(cgroup);
+  if (shell == 0) {
+    (void)close(report);
+    if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) _exit(fail("cannot restore the signal mask", NULL));
+    if (setsid() < 0) _exit(fail("cannot start a session", NULL));
+    if (apply_to_self(options) != 0) _exit(EXIT_NOT_CONFINED);
+    _exit(exec_program(argv));
+  }
+  child_pid = shell;
+  /* the program joined its v1 cgroups through these; pid 1 stays outside them, as outside the v2 one */
+  close_cgroup1(options);
+  struct sigaction action = {.sa_handler = forward};
+  if (sigemptyset(&action.sa_mask) != 0) perror("toolcap-confine: cannot build a signal set");
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+    /* pid 1 of a namespace gets only the signals it handles: without a handler the relay is lost,
+       and the host still stops the call from its cgroup, so this is reported but not fatal */
+    if (sigaction(forwarded[i], &action, NULL) != 0) perror("toolcap-confine: cannot relay a signal");
+  }
+  if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) perror("toolcap-confine: cannot restore the signal mask");
+  release_stdio();
+  for (;;) {
+    int status;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      /* ECHILD: nothing of the call is left */
+      return 0;
+    }
+    if (pid != shell) continue;
+    child_pid = 0;
+    /* the launcher gone has nothing to be told: the host learns the end from the launcher's exit */
+    if (write(report, &status, sizeof status) != (ssize_t)sizeof status) perror("toolcap-confine: cannot report the exit");
+    (void)close(report);
+  }
+}
+
+/* The call's pipes are the program's alone: 0, 1 and 2 go to /dev/null (they still close at exit otherwise). */
+static void release_stdio(void) {
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) perror("toolcap-confine: cannot open /dev/null");
+  for (int fd = 0; null >= 0 && fd <= 2; fd++) {
+    if (dup2(null, fd) < 0) perror("toolcap-confine: cannot release a descriptor of the call");
+  }
+  if (null > 2) (void)close(null);
+}
+
 /*
  * Runs argv[0] in a session of its own inside the cgroup `options->cgroup`, with `options`
  * applied to it; returns its exit status, or dies of its signal.
  */
-static int run_in_cgroup(const struct options *options, char **argv) {
+static int run_in_cgroup(struct options *options, char **argv) {
   /* the host starts the launcher in its own session (no new session: on Linux each is a scheduler
      autogroup, costly to make and free, and the child makes the one the call needs); a process
      group of its own keeps a terminal's signals to the host's group from reaching it */
   if (setpgid(0, 0) != 0) return fail("cannot make its own process group", NULL);
-  int cgroup = open(options->cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (cgroup < 0) return fail("cannot open the cgroup", options->cgroup);
+  int cgroup = -1;
+  if (options->cgroup != NULL) {
+    cgroup = open(options->cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup < 0) return fail("cannot open the cgroup", options->cgroup);
+  }
+  /* the v1 cgroups are opened on the host's mounts: in namespaces they are read-only (open_cgroup1) */
+  if (open_cgroup1(options) != 0) return EXIT_NOT_CONFINED;
+  /* --isolate: the namespaces, and the pipe pid 1 reports the program's end through */
+  int report[2] = {-1, -1};
+  if (options->isolate > 0) {
+    if (enter_namespaces() != 0) return EXIT_NOT_CONFINED;
+    if (pipe2(report, O_CLOEXEC) != 0) return fail("cannot make a pipe", NULL);
+  }
   /* blocked until the handlers are in place: a signal sent meanwhile is forwarded, not lost */
   sigset_t relayed, before;
   if (sigemptyset(&relayed) != 0) return fail("cannot build a signal set", NULL);
@@ -249,19 +614,28 @@ static int run_in_cgroup(const struct options *options, char **argv) {
     if (sigaddset(&relayed, forwarded[i]) != 0) return fail("cannot build a signal set", NULL);
   }
   if (sigprocmask(SIG_BLOCK, &relayed, &before) != 0) return fail("cannot block signals", NULL);
-  struct clone_args args = {.flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cgroup};
+  /* with namespaces the child is their pid 1, which puts the program into the cgroup itself */
+  int into = cgroup >= 0 && options->isolate == 0;
+  struct clone_args args = {.flags = into ? CLONE_INTO_CGROUP : 0,
+                            .exit_signal = SIGCHLD,
+                            .cgroup = into ? (uint64_t)cgroup : 0};
   long pid = syscall(SYS_CLONE3, &args, sizeof args);
   if (pid < 0) return fail("cannot start a process in the cgroup", options->cgroup);
   if (pid == 0) {
     if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) _exit(fail("cannot restore the signal mask", NULL));
+    if (options->isolate > 0) {
+      (void)close(report[0]);
+      _exit(run_init(options, argv, report[1], cgroup));
+    }
     /* its own session and process group, as a detached spawn would give it */
     if (setsid() < 0) _exit(fail("cannot start a session", NULL));
     if (apply_to_self(options) != 0) _exit(EXIT_NOT_CONFINED);
     _exit(exec_program(argv));
   }
   child_pid = (pid_t)pid;
-  /* the child holds its own reference to the cgroup now */
-  (void)close(cgroup);
+  /* the child holds its own reference to the cgroup and the v1 cgroups now */
+  if (cgroup >= 0) (void)close(cgroup);
+  close_cgroup1(options);
   struct sigaction action = {.sa_handler = forward};
   if (sigemptyset(&action.sa_mask) != 0) perror("toolcap-confine: cannot build a signal set");
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
@@ -270,14 +644,19 @@ static int run_in_cgroup(const struct options *options, char **argv) {
     if (sigaction(forwarded[i], &action, NULL) != 0) perror("toolcap-confine: cannot relay a signal");
   }
   if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) perror("toolcap-confine: cannot restore the signal mask");
-  /* the call's pipes are the child's alone: they end when the last process of the call closes them
-     (if they cannot be dropped here they still close when the launcher exits, with the child) */
-  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null < 0) perror("toolcap-confine: cannot open /dev/null");
-  for (int fd = 0; null >= 0 && fd <= 2; fd++) {
-    if (dup2(null, fd) < 0) perror("toolcap-confine: cannot release a descriptor of the call");
+  release_stdio();
+  if (options->isolate > 0) {
+    (void)close(report[1]);
+    /* the program's end as pid 1 saw it; without one (pid 1 was killed), pid 1's own end */
+    int reported;
+    ssize_t got;
+    while ((got = read(report[0], &reported, sizeof reported)) < 0 && errno == EINTR) {
+    }
+    if (got == (ssize_t)sizeof reported) {
+      if (WIFEXITED(reported)) return WEXITSTATUS(reported);
+      return die_like(WTERMSIG(reported));
+    }
   }
-  if (null > 2) (void)close(null);
   int status;
   while (waitpid(child_pid, &status, 0) < 0) {
     if (errno != EINTR) return EXIT_NOT_CONFINED;
@@ -316,12 +695,15 @@ static char **fields_of(char *body, size_t size, size_t *count) {
   return field;
 }
 
-/* Reads a request's options field: "-" or a comma list of "scope" and "memory=BYTES". */
+/* Reads a request's options field: "-" or a comma list of "scope", "deny-cgroupfs", "memory=BYTES",
+   "as=BYTES", "cgroup1=DIR" (repeatable), "isolate=BYTES". */
 static int parse_request_options(char *text, struct options *options) {
   if (strcmp(text, "-") == 0) return 0;
   for (char *save = NULL, *item = strtok_r(text, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
     if (strcmp(item, "scope") == 0) options->scope = 1;
+    else if (strcmp(item, "deny-cgroupfs") == 0) options->deny_cgroupfs = 1;
     else if (strncmp(item, "memory=", 7) == 0 && parse_bytes(item + 7, &options->memory) == 0) continue;
+    else if (strncmp(item, "isolate=", 8) == 0 && parse_bytes(item + 8, &options->isolate) == 0) continue;
     else if (strncmp(item, "as=", 3) == 0 && parse_bytes(item + 3, &options->address_space) == 0) continue;
     else if (strncmp(item, "cgroup1=", 8) == 0 && add_cgroup1(options, item + 8) == 0) continue;
     else return -1;
@@ -434,7 +816,8 @@ static void start_call(int with_options, char **field, size_t fields, struct sta
  * --server: calls from stdin, each a decimal byte count, a newline and that many bytes of
  * NUL-terminated fields. "run" then the fields of --cgroup's request (the cgroup DIR, the working
  * directory, the argument count N, N arguments with FILE first, the environment as NAME=VALUE), or
- * "run-with" then an options field ("-", or a comma list of "scope" and "memory=BYTES") and the same:
+ * "run-with" then an options field ("-", or a comma list of "scope", "deny-cgroupfs", "memory=BYTES",
+ * "as=BYTES", "cgroup1=DIR" and "isolate=BYTES") and the same:
  * the server makes the call's stdout and stderr pipes and forks a launcher that runs it as
  * --cgroup does (stdin /dev/null), then answers "S PID OUT ERR": the launcher's pid and the
  * numbers of its own descriptors for the pipes' read ends, which the host opens through
@@ -586,10 +969,15 @@ int main(int argc, char **argv) {
       options.scope = 1;
       continue;
     }
+    if (strcmp(argv[at], "--deny-cgroupfs") == 0) {
+      options.deny_cgroupfs = 1;
+      continue;
+    }
     if (at + 1 >= argc) return usage();
     if (strcmp(argv[at], "--read") == 0) reads[nreads++] = argv[++at];
     else if (strcmp(argv[at], "--cgroup") == 0 && options.cgroup == NULL) options.cgroup = argv[++at];
     else if (strcmp(argv[at], "--memory") == 0 && parse_bytes(argv[at + 1], &options.memory) == 0) at++;
+    else if (strcmp(argv[at], "--isolate") == 0 && parse_bytes(argv[at + 1], &options.isolate) == 0) at++;
     else if (strcmp(argv[at], "--address-space") == 0 && parse_bytes(argv[at + 1], &options.address_space) == 0) at++;
     else if (strcmp(argv[at], "--cgroup1") == 0 && add_cgroup1(&options, argv[at + 1]) == 0) at++;
     else return usage();
@@ -598,10 +986,11 @@ int main(int argc, char **argv) {
   char **program = argv + at + 1;
   if (nreads > 0) {
     /* a reader runs in place; the cgroup entry is for the shell of a call */
-    if (options.cgroup != NULL) return usage();
+    if (options.cgroup != NULL || options.isolate > 0 || options.deny_cgroupfs) return usage();
     return run_reading_beneath(reads, nreads, &options, program);
   }
-  if (options.cgroup != NULL) return run_in_cgroup(&options, program);
+  /* namespaces need the launcher as the program's parent, with or without a cgroup */
+  if (options.cgroup != NULL || options.isolate > 0) return run_in_cgroup(&options, program);
   /* scopes or a memory ceiling alone: applied here, then the program replaces the launcher */
   if (apply_to_self(&options) != 0) return EXIT_NOT_CONFINED;
   return exec_program(program);

@@ -32,6 +32,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import { Marker, type ToolError } from "@toolcap/limits"
+import * as Confine from "./internal/supervisor/confine.js"
 import * as Fake from "./internal/supervisor/fake.js"
 import * as Group from "./internal/supervisor/group.js"
 import * as Real from "./internal/supervisor/supervisor.js"
@@ -62,6 +63,24 @@ export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
  * @category models
  */
 export const scopesVariable = "TOOLCAP_SCOPES"
+
+/**
+ * The environment variable that turns the PID and mount namespaces of calls off (`off`); see
+ * `Options.namespaces`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const namespacesVariable = "TOOLCAP_NAMESPACES"
+
+/**
+ * The environment variable that leaves cgroup files writable for calls (`writable`); see
+ * `Options.cgroupfsWritable`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const cgroupfsVariable = "TOOLCAP_CGROUPFS"
 
 /**
  * The environment variable that carries a tree's cookie (its run id).
@@ -160,7 +179,34 @@ export const Containment = Schema.Struct({
   /** The call's memory ceiling, when the host set one (`bashMemoryMaxBytes`). */
   memoryCeiling: Schema.optional(MemoryCeiling),
   /** The call's task limit, when the host set one (`bashTasksMax`, 4096 by default). */
-  taskLimit: Schema.optional(TaskLimit)
+  taskLimit: Schema.optional(TaskLimit),
+  /**
+   * What keeps the call from writing any cgroup file (moving the host into its cgroup, freezing or
+   * killing it through `cgroup.freeze`/`cgroup.kill`): `landlock` (the launcher's write rules
+   * leave every cgroup mount out; they also refuse mount changes, so in namespaces the read-only
+   * cgroup mounts stay so), `read-only mount` (the call's mount namespace has the cgroup mounts
+   * read-only) or `none`.
+   */
+  cgroupfs: Schema.optional(Schema.Literal("landlock", "read-only mount", "none")),
+  /** Why the call's cgroupfs guard is not `landlock`, when it is not. */
+  cgroupfsReason: Schema.optional(Schema.String),
+  /**
+   * What keeps the host's `/proc/<pid>` (`environ`, `cmdline`, `maps`) from the call: `pid
+   * namespace` (the call's own PID namespace and `/proc`: no process outside it is listed),
+   * `landlock` (a host that is not root: Landlock's ptrace check refuses `environ` and `maps`, not
+   * `cmdline`) or `none`.
+   */
+  proc: Schema.optional(Schema.Literal("pid namespace", "landlock", "none")),
+  /** Why the call's `/proc` guard is not `pid namespace`, when it is not. */
+  procReason: Schema.optional(Schema.String),
+  /**
+   * The call's `/dev/shm`: `private` (a tmpfs of its own of `shmMaxBytes`, gone with the call) or
+   * `shared` (the host's).
+   */
+  shm: Schema.optional(Schema.Literal("private", "shared")),
+  shmMaxBytes: Schema.optional(Schema.Number),
+  /** Why the call's `/dev/shm` is the host's, when it is. */
+  shmReason: Schema.optional(Schema.String)
 })
 
 /**
@@ -204,6 +250,25 @@ export const describeContainment = (containment: Containment): string => {
               ? `(${tasks.mechanism ?? "pids.max"})`
               : `not enforced [${tasks.reason ?? "no pids controller here"}]`) +
             (tasks.reached === true ? " (reached)" : "")
+        ]),
+    ...(containment.cgroupfs === undefined
+      ? []
+      : [
+          `cgroupfs ${containment.cgroupfs === "none" ? "writable" : `denied by ${containment.cgroupfs}`}` +
+            (containment.cgroupfsReason === undefined ? "" : ` [${containment.cgroupfsReason}]`)
+        ]),
+    ...(containment.proc === undefined
+      ? []
+      : [
+          `host /proc ${containment.proc === "none" ? "readable" : `hidden by ${containment.proc}`}` +
+            (containment.procReason === undefined ? "" : ` [${containment.procReason}]`)
+        ]),
+    ...(containment.shm === undefined
+      ? []
+      : [
+          containment.shm === "private"
+            ? `private /dev/shm ${Marker.formatBytes(containment.shmMaxBytes ?? 0)}`
+            : `shared /dev/shm [${containment.shmReason ?? "no mount namespace"}]`
         ])
   ].join(", ")
 }
@@ -434,6 +499,25 @@ export interface Options {
    */
   readonly landlockScopes?: boolean | undefined
   /**
+   * `true` lets calls write cgroup files (default: `TOOLCAP_CGROUPFS=writable`, else false: the launcher's Landlock write rules leave
+   * every cgroup mount out, where the kernel's Landlock ABI is 2 or later). A call that may write
+   * cgroupfs can move the host into its cgroup or freeze it; only a host that runs calls which
+   * manage cgroups themselves should turn this on.
+   */
+  readonly cgroupfsWritable?: boolean | undefined
+  /**
+   * `false` runs calls without PID and mount namespaces (default: `TOOLCAP_NAMESPACES`, else
+   * namespaces wherever the launcher entry runs and the kernel allows them: as root, or through an
+   * unprivileged user namespace). In them a call sees only its own processes in `/proc` (pids
+   * inside are the namespace's), the cgroup mounts read-only and a private `/dev/shm`.
+   */
+  readonly namespaces?: boolean | undefined
+  /**
+   * The size of a call's private `/dev/shm`, in bytes (default: the call's memory ceiling when it
+   * has one, so shared memory cannot go past it; else `DEFAULT_SHM_BYTES`).
+   */
+  readonly shmMaxBytes?: number | undefined
+  /**
    * `false` uses no memory controller for a call's memory ceiling, so it is `RLIMIT_AS` of every
    * process (the fallback of a host without one; default: cgroup v2, else v1, where usable).
    */
@@ -451,6 +535,14 @@ export interface Options {
    */
   readonly shmCleanup?: boolean | undefined
 }
+
+/**
+ * A call's private `/dev/shm` when it has no memory ceiling: 1 GiB (see `Options.shmMaxBytes`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const DEFAULT_SHM_BYTES: number = Confine.DEFAULT_SHM_BYTES
 
 /**
  * A supervisor in the current scope; closing the scope ends its launcher server and watchdog.

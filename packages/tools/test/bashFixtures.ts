@@ -380,6 +380,13 @@ export const bundleModule = (options: {
   }).pipe(Effect.asVoid)
 
 /**
+ * What the tests of the supervisor's own stop give calls: cgroupfs writable and no namespaces, so a call can move into
+ * cgroups and its pids are the host's. The supervisor's own stop is what they prove, as on a host
+ * without the launcher's guards (those guards' own attacks: reliability.isolation.test.ts).
+ */
+export const withHostReach = { cgroupfsWritable: true, namespaces: false } as const
+
+/**
  * The model's text of one stream: its section of `output` (rendered, digested or cut), without the
  * `--- stdout ---` line; "" when the stream has no section.
  */

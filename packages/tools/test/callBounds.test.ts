@@ -143,7 +143,10 @@ describe("Bash's memory ceiling holds shared memory too", () => {
         Effect.gen(function* () {
           const file = path.join("/dev/shm", `toolcap-test-${process.pid}-${attack.name.length}`)
           yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(file, { force: true })))
-          const env = yield* testEnv({ ...fastGraces, bashMemoryMaxBytes: CEILING })
+          // the host's /dev/shm (no namespaces: the private one is reliability.isolation.test.ts's)
+          const env = yield* testEnv({ ...fastGraces, bashMemoryMaxBytes: CEILING }, undefined, {
+            namespaces: false
+          })
           const result = yield* Bash.run({ command: attack.command(file), timeout: 60 }).pipe(
             Effect.provide(env.layer)
           )
@@ -185,14 +188,28 @@ describe("Bash's memory ceiling holds shared memory too", () => {
     Effect.gen(function* () {
       const file = path.join("/dev/shm", `toolcap-test-${process.pid}-left`)
       yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(file, { force: true })))
-      const env = yield* testEnv(fastGraces)
-      const result = yield* Bash.run({ command: `echo data > ${file} && echo written` }).pipe(
-        Effect.provide(env.layer)
-      )
+      const command = `echo data > ${file} && echo written`
+      // the host's /dev/shm: the file is removed and reported
+      const shared = yield* testEnv(fastGraces, undefined, { namespaces: false })
+      const result = yield* Bash.run({ command }).pipe(Effect.provide(shared.layer))
       assert.include(result.stdout, "written")
+      assert.strictEqual(result.termination.shm, "shared")
       assert.isFalse(fs.existsSync(file))
       assert.deepStrictEqual(result.termination.shmRemoved, [path.basename(file)])
       assert.include(result.output, "removed 1 file(s) the call left in /dev/shm")
+      // by default: a private /dev/shm where namespaces are made, else the host's, cleaned up
+      const env = yield* testEnv(fastGraces)
+      const isolated = yield* Bash.run({ command }).pipe(Effect.provide(env.layer))
+      assert.include(isolated.stdout, "written")
+      assert.isFalse(fs.existsSync(file))
+      if (isolated.termination.shm === "private") {
+        // nothing of it reached the host's, so nothing was removed there
+        assert.strictEqual(isolated.termination.shmRemoved, undefined)
+        assert.notInclude(isolated.output, "in /dev/shm")
+      } else {
+        assert.isString(isolated.termination.shmReason)
+        assert.deepStrictEqual(isolated.termination.shmRemoved, [path.basename(file)])
+      }
     })
   )
 })

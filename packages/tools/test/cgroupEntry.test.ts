@@ -33,8 +33,12 @@ let sequence = 0
 const freshRunId = (entry: Supervisor.CgroupEntry) =>
   `${process.pid.toString(36)}-${hostStart.toString(36)}-entry${entry}${(sequence++).toString(36)}`
 
-/** A supervisor taking this entry into the cgroup tier, in the current scope. */
-const supervisorFor = (entry: Supervisor.CgroupEntry) => Supervisor.make({ cgroupEntry: entry })
+/**
+ * A supervisor taking this entry into the cgroup tier, in the current scope; without namespaces,
+ * so the pids a shell prints are the host's (namespaces: reliability.isolation.test.ts).
+ */
+const supervisorFor = (entry: Supervisor.CgroupEntry) =>
+  Supervisor.make({ cgroupEntry: entry, namespaces: false })
 
 const spawnTree = (
   supervisor: Supervisor.SupervisorService,
@@ -83,14 +87,18 @@ describe("the cgroup entry", () => {
         assert.strictEqual(auto.cgroupEntry, launcherBuilt && kernelHasClone3 ? "launcher" : "prologue")
         const prologue = yield* (yield* supervisorFor("prologue")).containment
         // with scopes the launcher still runs the shell, exec'd in place by the prologue
-        const { landlockScopesReason, ...rest } = prologue
-        assert.deepStrictEqual(rest, {
-          containment: "cgroup",
-          cgroupEntry: "prologue",
-          fallbackReason: "the prologue entry was asked for",
-          launcher: scopesOffered(),
-          landlockScopes: scopesOffered()
-        })
+        const { containment, cgroupEntry, fallbackReason, launcher, landlockScopes, landlockScopesReason } =
+          prologue
+        assert.deepStrictEqual(
+          { containment, cgroupEntry, fallbackReason, launcher, landlockScopes },
+          {
+            containment: "cgroup",
+            cgroupEntry: "prologue",
+            fallbackReason: "the prologue entry was asked for",
+            launcher: scopesOffered(),
+            landlockScopes: scopesOffered()
+          }
+        )
         assert.strictEqual(landlockScopesReason === undefined, scopesOffered())
         const group = yield* (yield* Supervisor.make({ containment: "group" })).containment
         assert.strictEqual(group.cgroupEntry, undefined)

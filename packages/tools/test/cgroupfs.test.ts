@@ -4,7 +4,9 @@
  * below it, or freezes its cgroup (v2 `cgroup.freeze`, the v1 freezer). The stop never signals
  * what the call did not start: such a process is alive afterwards, back in the cgroup it came
  * from, and reported in `termination.foreign`; a frozen cgroup is thawed first, so the call's
- * processes get their SIGTERM and are stopped.
+ * processes get their SIGTERM and are stopped. The calls get cgroupfs and host pids
+ * (`withHostReach`): the launcher's guards refuse these writes by default, so what is proved here
+ * is the stop itself, as on a host without them (TOOLCAP_CGROUPFS=writable, no Landlock).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -13,7 +15,15 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
 import { Bash } from "@toolcap/tools"
-import { cgroupParent, fastGraces, isLive, killNamed, processesNamed, testEnv } from "./bashFixtures.js"
+import {
+  cgroupParent,
+  fastGraces,
+  isLive,
+  killNamed,
+  processesNamed,
+  testEnv,
+  withHostReach
+} from "./bashFixtures.js"
 
 const mount = Procfs.cgroup2()?.mount
 const root = process.getuid?.() === 0
@@ -50,7 +60,11 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
         `an outside process moved into the call's cgroup is alive afterwards and back in its own (${cgroupEntry} entry)`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
+              containment: "cgroup",
+              cgroupEntry
+            })
             const pid = yield* outsider(`1000.93${mark}1`)
             const before = cgroupOf(pid)
             const result = yield* Bash.run({
@@ -72,7 +86,11 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
         `an outside process moved into a cgroup the call made is alive after its timeout (${cgroupEntry} entry)`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
+              containment: "cgroup",
+              cgroupEntry
+            })
             const tag = `1000.93${mark}2`
             yield* Effect.addFinalizer(() => killNamed(tag))
             const pid = yield* outsider(`${tag}1`)
@@ -106,7 +124,11 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
         `the host moved into its call's cgroup survives the call's end and keeps answering (${cgroupEntry} entry)`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
+              containment: "cgroup",
+              cgroupEntry
+            })
             const before = cgroupOf(process.pid)
             const result = yield* Bash.run({
               command: `${OWN_CGROUP}; echo ${process.pid} > "$cg/cgroup.procs" && echo moved`
@@ -126,7 +148,11 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
         `a call that froze its own cgroup is thawed, gets its SIGTERM and is stopped (${cgroupEntry} entry)`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
+              containment: "cgroup",
+              cgroupEntry
+            })
             const tag = `1000.93${mark}3`
             yield* Effect.addFinalizer(() => killNamed(tag))
             const command = [
@@ -156,7 +182,7 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
       "a call's process frozen by the cgroup v1 freezer is thawed and stopped",
       () =>
         Effect.gen(function* () {
-          const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup" })
+          const env = yield* testEnv(fastGraces, undefined, { ...withHostReach, containment: "cgroup" })
           const tag = "1000.9341"
           const dir = path.join(freezer, `toolcap-test-${process.pid}`)
           yield* Effect.addFinalizer(() =>

@@ -21,7 +21,8 @@ import {
   killNamed,
   processesNamed,
   scopesOffered,
-  testEnv
+  testEnv,
+  withHostReach
 } from "./bashFixtures.js"
 import { readPid, registerBoundCases, registerNestedCgroupEscapes } from "./containmentCases.js"
 
@@ -82,7 +83,11 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && process.ge
         `past its deadline it and what it started are ended and reported (${cgroupEntry} entry)`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
+              containment: "cgroup",
+              cgroupEntry
+            })
             const tag = `1000.84${cgroupEntry === "launcher" ? 1 : 2}`
             yield* Effect.addFinalizer(() => killNamed(tag))
             const command = [

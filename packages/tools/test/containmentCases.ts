@@ -22,7 +22,8 @@ import {
   killNamed,
   processesNamed,
   runRecorded,
-  testEnv
+  testEnv,
+  withHostReach
 } from "./bashFixtures.js"
 
 export const readPid = (workspace: string, name: string): number =>
@@ -85,6 +86,7 @@ export const registerNestedCgroupEscapes = (options: {
         it.scopedLive(`${variant.name}: no survivor, no cgroup left, the escapees reported stopped`, () =>
           Effect.gen(function* () {
             const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
               ...options.supervisor,
               containment: "cgroup"
             })
@@ -156,7 +158,7 @@ export const registerBoundCases = (options: {
   readonly mark: string
 }): void => {
   const { containment, mark } = options
-  const supervisor = { ...options.supervisor, containment }
+  const supervisor = { ...withHostReach, ...options.supervisor, containment }
 
   /** The escapee is stopped with the rest (cgroup tier), or outlives the call holding the pipes, as reported. */
   const checkEscapee = (workspace: string, result: Bash.BashResult) => {

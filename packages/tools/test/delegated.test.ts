@@ -37,7 +37,9 @@ const cgroupOf = (pid) => fs.readFileSync("/proc/" + pid + "/cgroup", "latin1").
 const budgets = Budgets.layerWith({ bashKillGraceMs: 300, bashDrainGraceMs: 200, bashTasksMax: 256 }).pipe(Layer.orDie)
 const layer = Layer.mergeAll(
   budgets,
-  Supervisor.layer({ containment: "cgroup" }),
+  // cgroupfs and host pids: the stop itself is proved here (the launcher's guards refuse these
+  // writes by default: reliability.isolation.test.ts runs the same user against them)
+  Supervisor.layer({ containment: "cgroup", cgroupfsWritable: true, namespaces: false }),
   Workspace.layer({ root: ws }).pipe(Layer.orDie),
   Scratch.layer({ dataDir: ws + "/.data", sessionId: "deleg" }).pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, budgets)), Layer.orDie)
 )

@@ -27,7 +27,8 @@ import {
   killNamed,
   processesNamed,
   runRecorded,
-  testEnv
+  testEnv,
+  withHostReach
 } from "./bashFixtures.js"
 
 const RUNS = isLong() ? 20 : 1
@@ -155,7 +156,9 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && process.ge
           const env = yield* testEnv(
             { ...fastGraces, bashMemoryMaxBytes: 256 * MIB, bashTasksMax: 256 },
             undefined,
-            { containment: "cgroup" }
+            // cgroupfs and host pids: the stop itself is proved here (the launcher's guards, which
+            // refuse these writes by default: reliability.isolation.test.ts)
+            { ...withHostReach, containment: "cgroup" }
           )
           const hostHome = cgroupOf(process.pid)
           for (const attack of attacks) {

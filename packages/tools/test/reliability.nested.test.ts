@@ -16,7 +16,15 @@ import * as path from "node:path"
 import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Procfs } from "@toolcap/spill"
 import { Bash } from "@toolcap/tools"
-import { cgroupParent, fastGraces, isLive, killNamed, runRecorded, testEnv } from "./bashFixtures.js"
+import {
+  cgroupParent,
+  fastGraces,
+  isLive,
+  killNamed,
+  runRecorded,
+  testEnv,
+  withHostReach
+} from "./bashFixtures.js"
 import { nestedCommand, readPid, removeCgroupTree } from "./containmentCases.js"
 
 const RUNS = isLong() ? 100 : 1
@@ -42,6 +50,7 @@ describe.runIf(parent !== undefined && mount !== undefined)("reliability: nested
         yield* Effect.addFinalizer(() => killNamed("sleep 1001.6"))
         for (const variant of variants) {
           const env = yield* testEnv(fastGraces, undefined, {
+            ...withHostReach,
             containment: "cgroup",
             cgroupEntry: variant.entry
           })

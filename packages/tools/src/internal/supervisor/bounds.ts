@@ -105,9 +105,10 @@ const v2MemoryEvents = (dir: string) => {
 }
 
 /**
- * The layer's decider: `forCall(runId, v2Dir, memoryMaxBytes, tasksMax)` applies a call's bounds
- * (0 or undefined: none of that kind) on the call's v2 cgroup `v2Dir` (undefined in the group
- * tier) or v1 cgroups it makes now.
+ * The layer's decider: `forCall(runId, v2Dir, memoryMaxBytes, tasksMax, startedAt, privateShm)`
+ * applies a call's bounds (0 or undefined: none of that kind) on the call's v2 cgroup `v2Dir`
+ * (undefined in the group tier) or v1 cgroups it makes now; with `privateShm` (the call's own
+ * tmpfs on /dev/shm) the host's /dev/shm is not watched for the call's files.
  */
 export const make = (options: LayerOptions) => {
   let v2Refused: { memory?: string | undefined; pids?: string | undefined } | undefined
@@ -151,9 +152,11 @@ export const make = (options: LayerOptions) => {
       v2Dir: string | undefined,
       memoryMaxBytes: number,
       tasksMax: number,
-      startedAt: number
+      startedAt: number,
+      privateShm = false
     ): CallBounds => {
-      const shm = options.shmCleanup ? Shm.track(shmCalls, runId, startedAt) : undefined
+      // a call with a private /dev/shm (PID and mount namespaces) leaves nothing in the host's
+      const shm = options.shmCleanup && !privateShm ? Shm.track(shmCalls, runId, startedAt) : undefined
       const v1Dirs: Array<{ readonly dir: string; readonly unregister: () => void }> = []
       const reasons: Array<string> = []
       const onV1 = (controller: V1.Controller, limit: number): string | undefined => {

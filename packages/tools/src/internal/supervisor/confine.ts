@@ -9,6 +9,13 @@
  */
 import type { Containment } from "../../Supervisor.js"
 
+/**
+ * A call's private `/dev/shm` when it has no memory ceiling: 1 GiB, above what shared-memory users
+ * ask in practice (browsers, worker pools; Docker's 64 MiB default is a known cause of their
+ * crashes) and far below the memory of a machine that runs an agent.
+ */
+export const DEFAULT_SHM_BYTES = 1024 * 1024 * 1024
+
 /** The launcher this layer runs, or why it runs none. */
 export type LauncherChoice =
   | { readonly path: string; readonly reason?: undefined }
@@ -24,6 +31,10 @@ export interface Guards {
   readonly memoryBytes: number | undefined
   /** The call's cgroup v1 cgroups (memory, pids) its shell joins before it runs. */
   readonly cgroup1?: ReadonlyArray<string> | undefined
+  /** Landlock write rules that leave every cgroup mount out (needs the launcher). */
+  readonly denyCgroupfs?: boolean | undefined
+  /** PID and mount namespaces with a private `/dev/shm` of this many bytes (launcher entry only). */
+  readonly shmBytes?: number | undefined
 }
 
 /** A command line. */
@@ -78,9 +89,14 @@ const underBounds = (guards: Guards, file: string, args: ReadonlyArray<string>):
 /** The launcher's options for what it applies to the program itself. */
 const launcherOptions = (guards: Guards): Array<string> => [
   ...(guards.scope ? ["--scope"] : []),
+  ...(guards.denyCgroupfs === true ? ["--deny-cgroupfs"] : []),
   ...(guards.memoryBytes === undefined ? [] : ["--address-space", String(guards.memoryBytes)]),
   ...(guards.cgroup1 ?? []).flatMap((dir) => ["--cgroup1", dir])
 ]
+
+/** The namespaces option: it keeps the launcher as the program's parent, so never in place. */
+const isolateOptions = (guards: Guards): Array<string> =>
+  guards.shmBytes === undefined ? [] : ["--isolate", String(guards.shmBytes)]
 
 /** Whether the launcher runs for a call with these guards entering by `entry` (undefined: the group tier). */
 export const usesLauncher = (guards: Guards, entry: "launcher" | "prologue" | undefined): boolean =>
@@ -107,7 +123,10 @@ export const intoCgroup = (
   args: ReadonlyArray<string>
 ): Line => {
   if (entry === "launcher" && guards.launcher !== undefined) {
-    return { file: guards.launcher, args: ["--cgroup", dir, ...launcherOptions(guards), "--", file, ...args] }
+    return {
+      file: guards.launcher,
+      args: ["--cgroup", dir, ...launcherOptions(guards), ...isolateOptions(guards), "--", file, ...args]
+    }
   }
   const inner = inPlace(guards, file, args)
   return { file: "/bin/sh", args: ["-c", PROLOGUE, dir, inner.file, ...inner.args] }
@@ -117,8 +136,10 @@ export const intoCgroup = (
 export const serverOptions = (guards: Guards): string | undefined => {
   const options = [
     ...(guards.scope ? ["scope"] : []),
+    ...(guards.denyCgroupfs === true ? ["deny-cgroupfs"] : []),
     ...(guards.memoryBytes === undefined ? [] : [`as=${guards.memoryBytes}`]),
-    ...(guards.cgroup1 ?? []).map((dir) => `cgroup1=${dir}`)
+    ...(guards.cgroup1 ?? []).map((dir) => `cgroup1=${dir}`),
+    ...(guards.shmBytes === undefined ? [] : [`isolate=${guards.shmBytes}`])
   ]
   return options.length === 0 ? undefined : options.join(",")
 }
@@ -127,7 +148,16 @@ export const serverOptions = (guards: Guards): string | undefined => {
 export interface LayerGuards {
   readonly launcher: string | undefined
   readonly scope: boolean
+  /** Landlock write rules that leave every cgroup mount out. */
+  readonly denyCgroupfs?: boolean | undefined
+  /** PID and mount namespaces per call (launcher entry), with `/dev/shm` of `shmMaxBytes` or the call's ceiling. */
+  readonly isolate?: boolean | undefined
+  readonly shmMaxBytes?: number | undefined
 }
+
+/** The size of a call's private `/dev/shm`: the host's option, else the call's memory ceiling, else the default. */
+export const shmBytesFor = (layer: LayerGuards, maxBytes: number): number =>
+  layer.shmMaxBytes ?? (maxBytes > 0 ? maxBytes : DEFAULT_SHM_BYTES)
 
 /**
  * One call's guards and containment: the layer's, with the call's bounds (./bounds.ts) — the v1
@@ -143,15 +173,19 @@ export const forCall = (
     readonly cgroup1: ReadonlyArray<string>
   }
 ): { readonly guards: Guards; readonly containment: Containment } => {
+  const shmBytes =
+    layer.isolate === true ? shmBytesFor(layer, bounds.memoryCeiling?.maxBytes ?? 0) : undefined
   const guards: Guards = {
     ...layer,
     memoryBytes: bounds.addressSpaceBytes,
-    ...(bounds.cgroup1.length > 0 ? { cgroup1: bounds.cgroup1 } : {})
+    ...(bounds.cgroup1.length > 0 ? { cgroup1: bounds.cgroup1 } : {}),
+    shmBytes
   }
   return {
     guards,
     containment: {
       ...base,
+      ...(shmBytes === undefined ? {} : { shmMaxBytes: shmBytes }),
       launcher: usesLauncher(guards, base.cgroupEntry),
       ...(bounds.memoryCeiling === undefined ? {} : { memoryCeiling: bounds.memoryCeiling }),
       ...(bounds.taskLimit === undefined ? {} : { taskLimit: bounds.taskLimit })

@@ -4,8 +4,10 @@
  * delegated subtree) can move any process it can name into its own cgroup, the host included.
  * The stop signals only the call's own: a member is the call's when it carries the call's cookie,
  * or descends (through members) from the process the call started, or is an orphan of the call
- * (its chain of members ends at pid 1 or a subreaper above the host, and the topmost member of
- * that chain started after the call did). Anything else is foreign: it is moved back to the
+ * (its chain of members ends at pid 1 or a subreaper above the host — or at the pid 1 of a PID
+ * namespace started after the call, the launcher's init of the call's namespace, which every
+ * orphan in it is reparented to — and the topmost member of that chain started after the call
+ * did). Anything else is foreign: it is moved back to the
  * cgroup it came from (its parent's, which is outside the call) and reported, never signalled.
  *
  * A frozen cgroup is thawed before the stop: a frozen process cannot act on SIGTERM, and a task
@@ -56,6 +58,23 @@ const hostAncestors = (): Set<number> => {
   return found
 }
 
+/**
+ * Whether a process is pid 1 of a PID namespace below the host's (its `NSpid` ends in 1): the
+ * launcher's init of a call run with `--isolate`, which outlives the launcher when the shell exits.
+ */
+const isNamespaceInit = (pid: number): boolean => {
+  try {
+    const line = fs
+      .readFileSync(`/proc/${pid}/status`, "latin1")
+      .split("\n")
+      .find((entry) => entry.startsWith("NSpid:"))
+    const ids = line?.slice(6).trim().split(/\s+/) ?? []
+    return ids.length > 1 && ids[ids.length - 1] === "1"
+  } catch {
+    return false
+  }
+}
+
 const ticks = (startTime: string | undefined): number => (startTime === undefined ? NaN : Number(startTime))
 
 /**
@@ -100,8 +119,10 @@ export const checker = (call: Call) => {
         // the first process of the chain outside the call's cgroup
         ancestors ??= hostAncestors()
         const top = chain[chain.length - 1]
-        if (ancestors.has(info.pid)) {
-          // an orphan reparented to pid 1 or a subreaper: the call's when its topmost member started after the call
+        const callInit = ticks(info.startTime) >= callStart && isNamespaceInit(info.pid)
+        if (ancestors.has(info.pid) || callInit) {
+          // an orphan reparented to pid 1, a subreaper or the init of a PID namespace started for
+          // the call: the call's when its topmost member started after the call
           verdict =
             top !== undefined && ticks(top.startTime) >= callStart
               ? OWN

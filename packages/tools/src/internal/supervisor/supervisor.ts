@@ -37,6 +37,14 @@ import type { Tier } from "./tier.js"
 const CONTAINMENT_VARIABLE = "TOOLCAP_CONTAINMENT"
 const CGROUP_ENTRY_VARIABLE = "TOOLCAP_CGROUP_ENTRY"
 const SCOPES_VARIABLE = "TOOLCAP_SCOPES"
+const NAMESPACES_VARIABLE = "TOOLCAP_NAMESPACES"
+const CGROUPFS_VARIABLE = "TOOLCAP_CGROUPFS"
+
+/** The first Landlock ABI that can grant renames and links across directories: write rules need it (Linux 5.19). */
+const ABI_REFER = 2
+
+/** The `/dev/shm` the namespaces probe mounts: it only proves the mounts work. */
+const PROBE_SHM_BYTES = 1024 * 1024
 
 /** The first Landlock ABI with scopes (Linux 6.12). */
 const ABI_SCOPES = 6
@@ -57,7 +65,7 @@ const LAYER_TAG_CHARS = 6
 
 const noop = () => {}
 
-/** Whether Landlock scopes apply to calls, or why not. */
+/** Whether a guard (Landlock scopes, write rules, namespaces) applies to calls, or why not. */
 type Scopes = { readonly apply: true } | { readonly apply: false; readonly reason: string }
 
 const envWithCookie = (command: Command, runId: string): Readonly<Record<string, string | undefined>> =>
@@ -178,6 +186,72 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         return { apply: true }
       })
 
+    /** Whether calls get the launcher's Landlock write rules that leave every cgroup mount out. */
+    const cgroupfsFor = (launcher: Confine.LauncherChoice): Effect.Effect<Scopes> =>
+      Effect.gen(function* () {
+        if (options.cgroupfsWritable === true) {
+          return {
+            apply: false,
+            reason: "cgroup files were left writable (Supervisor option cgroupfsWritable: true)"
+          }
+        }
+        if (options.cgroupfsWritable === undefined && process.env[CGROUPFS_VARIABLE] === "writable") {
+          return { apply: false, reason: `${CGROUPFS_VARIABLE}=writable` }
+        }
+        if (launcher.path === undefined) return { apply: false, reason: launcher.reason }
+        const offered = yield* landlock
+        if (offered.kind === "none") return { apply: false, reason: `no Landlock here: ${offered.reason}` }
+        if (offered.abi < ABI_REFER) {
+          return {
+            apply: false,
+            reason: `the kernel's Landlock ABI ${offered.abi} cannot grant renames across directories (ABI ${ABI_REFER}, Linux 5.19, needed)`
+          }
+        }
+        const ran = yield* exitsZero(launcher.path, ["--deny-cgroupfs", "--", "/bin/sh", "-c", "exit 0"])
+        return ran
+          ? { apply: true }
+          : { apply: false, reason: "the launcher could not apply its Landlock write rules here" }
+      })
+
+    /** Whether calls get PID and mount namespaces (the launcher entry only: the launcher stays their parent). */
+    const namespacesFor = (
+      launcher: Confine.LauncherChoice,
+      entry: "launcher" | "prologue" | undefined
+    ): Effect.Effect<Scopes> =>
+      Effect.gen(function* () {
+        if (options.namespaces === false) {
+          return {
+            apply: false,
+            reason: "PID and mount namespaces were turned off (Supervisor option namespaces: false)"
+          }
+        }
+        if (options.namespaces === undefined && process.env[NAMESPACES_VARIABLE] === "off") {
+          return { apply: false, reason: `${NAMESPACES_VARIABLE}=off` }
+        }
+        if (launcher.path === undefined) return { apply: false, reason: launcher.reason }
+        if (entry !== "launcher") {
+          return {
+            apply: false,
+            reason: `the ${entry === undefined ? "group tier" : "prologue entry"} runs the shell in place, and namespaces need the launcher as its parent`
+          }
+        }
+        const ran = yield* exitsZero(launcher.path, [
+          "--isolate",
+          String(PROBE_SHM_BYTES),
+          "--",
+          "/bin/sh",
+          "-c",
+          "exit 0"
+        ])
+        return ran
+          ? { apply: true }
+          : {
+              apply: false,
+              reason:
+                "the kernel refused PID and mount namespaces here (not root and no unprivileged user namespaces, or a /proc that cannot be mounted again)"
+            }
+      })
+
     const forkSweep = Effect.asVoid(Effect.forkIn(Effect.interruptible(TierGroup.sweepCookies), layerScope))
     /**
      * The tier, the launcher and the scopes calls run under, and the startup sweep of what dead
@@ -191,7 +265,13 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
             ? { path: resolvedLauncher.path }
             : { path: undefined, reason: resolvedLauncher.reason }
       let scopes = yield* scopesFor(launcherChoice)
-      let guards: Confine.LayerGuards = { launcher: launcherChoice.path, scope: scopes.apply }
+      const cgroupfs = yield* cgroupfsFor(launcherChoice)
+      let guards: Confine.LayerGuards = {
+        launcher: launcherChoice.path,
+        scope: scopes.apply,
+        denyCgroupfs: cgroupfs.apply,
+        shmMaxBytes: options.shmMaxBytes
+      }
       const forcedGroup =
         options.containment === "group" ||
         (options.containment === undefined && process.env[CONTAINMENT_VARIABLE] === "group")
@@ -212,13 +292,30 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
           if (detected !== undefined) detected = yield* detectCgroup()
         }
       }
+      const root = process.getuid?.() === 0
       const base = (
-        tier: Pick<Containment, "containment" | "cgroupEntry" | "fallbackReason">
+        tier: Pick<Containment, "containment" | "cgroupEntry" | "fallbackReason">,
+        namespaces: Scopes
       ): Containment => ({
         ...tier,
         launcher: Confine.usesLauncher({ ...guards, memoryBytes: undefined }, tier.cgroupEntry),
         landlockScopes: scopes.apply,
-        ...(scopes.apply ? {} : { landlockScopesReason: scopes.reason })
+        ...(scopes.apply ? {} : { landlockScopesReason: scopes.reason }),
+        cgroupfs: cgroupfs.apply ? "landlock" : namespaces.apply ? "read-only mount" : "none",
+        ...(cgroupfs.apply ? {} : { cgroupfsReason: cgroupfs.reason }),
+        // Landlock's ptrace check refuses environ and maps to a call of a host that is not root only
+        proc: namespaces.apply ? "pid namespace" : scopes.apply && !root ? "landlock" : "none",
+        ...(namespaces.apply
+          ? {}
+          : {
+              procReason:
+                namespaces.reason +
+                (scopes.apply && root
+                  ? " (and Landlock scopes do not refuse environ and maps to a root call)"
+                  : "")
+            }),
+        shm: namespaces.apply ? "private" : "shared",
+        ...(namespaces.apply ? {} : { shmReason: namespaces.reason })
       })
       const decider = CallBounds.make({
         v2Parent: detected?.parent,
@@ -239,10 +336,18 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         const fallbackReason =
           detected?.fallbackReason ??
           (options.containment === "group" ? "the group tier was asked for" : `${CONTAINMENT_VARIABLE}=group`)
-        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }), guards, decider)
+        const namespaces = yield* namespacesFor(launcherChoice, undefined)
+        return TierGroup.make(
+          watchdog,
+          base({ containment: "group", fallbackReason }, namespaces),
+          guards,
+          decider
+        )
       }
       yield* Cgroup.sweep(detected.parent)
       yield* sweepV1
+      const namespaces = yield* namespacesFor(launcherChoice, detected.entry)
+      if (namespaces.apply) guards = { ...guards, isolate: true }
       return yield* TierCgroup.make({
         parent: detected.parent,
         entry: detected.entry,
@@ -251,11 +356,14 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         watchdog,
         guards,
         bounds: decider,
-        containment: base({
-          containment: "cgroup",
-          cgroupEntry: detected.entry,
-          ...(detected.fallbackReason === undefined ? {} : { fallbackReason: detected.fallbackReason })
-        })
+        containment: base(
+          {
+            containment: "cgroup",
+            cgroupEntry: detected.entry,
+            ...(detected.fallbackReason === undefined ? {} : { fallbackReason: detected.fallbackReason })
+          },
+          namespaces
+        )
       }).pipe(Scope.extend(layerScope))
     })
     const decideOnce = yield* Effect.cached(decide)

@@ -152,7 +152,8 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             dir,
             tree.memoryMaxBytes ?? 0,
             tree.tasksMax ?? 0,
-            yield* Clock.currentTimeMillis
+            yield* Clock.currentTimeMillis,
+            options.guards.isolate === true
           )
           const call = Confine.forCall(options.guards, options.containment, bounds)
           // registered before the spawn: a host that dies right after it still has its lifeline. A run
