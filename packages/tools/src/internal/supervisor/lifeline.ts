@@ -22,42 +22,15 @@ import { spawnChild } from "./process.js"
 /**
  * Lines: `+<id> cg <dir>`, `+<id> cgs <parent> <prefix>` (every cgroup `<parent>/<prefix>*`: all
  * call cgroups of this host, registered once), `+<id> pg <pgid> <cookie>` (pgid `-` while not yet
- * known), `+<id> pid <pid>`, `-<id>`. The live set is
+ * known), `+<id> pid <pid>`, `+<id> dl <seconds> <grace seconds> <one of those>` (a deadline: that
+ * entry is stopped after `seconds` unless `-<id>` comes first), `-<id>`. The live set is
  * one shell variable of "@<id> <kind> <a> <b>" lines, edited with parameter expansion only (no
  * process per event). At end of file: SIGTERM to everything, a short grace, then `cgroup.kill`
  * / SIGKILL, repeated a few times to catch forks in flight, and the cgroups removed.
  */
 const SCRIPT = `
 live=''
-while IFS= read -r line; do
-  case "$line" in
-    +*) live="$live@\${line#+}
-" ;;
-    -*) id="\${line#-}"
-        case "$live" in
-          *"@$id "*) head="\${live%%"@$id "*}"; tail="\${live#*"@$id "}"; tail="\${tail#*
-}"; live="$head$tail" ;;
-        esac ;;
-  esac
-done
-# a host-wide rule that matches no cgroup now has nothing to stop, but the parent the host kept
-# for its next call may be left: removed when empty (the kernel refuses while a cgroup is in it,
-# and a host that finds it gone makes it again)
-rules=$live
-live=''
-while IFS= read -r line; do
-  case "$line" in
-    *" cgs "*) set -- $line; kept=''
-      for d in "$3/$4"*; do [ -d "$d" ] && live="$live$line
-" && kept=1 && break; done
-      [ -n "$kept" ] || rmdir "$3" 2>/dev/null ;;
-    ?*) live="$live$line
-" ;;
-  esac
-done <<RULES
-$rules
-RULES
-[ -n "$live" ] || exit 0
+timers=''
 # the cgroups below a call's too (the command may have made them and moved there), hidden ones included
 below() { for c in "$1"/*/ "$1"/.[!.]*/ "$1"/..?*/; do [ -d "$c" ] && echo "\${c%/}" && below "\${c%/}"; done; }
 cgstop() {
@@ -78,6 +51,64 @@ stop() {
     esac
   done
 }
+# the stop of one entry, for a deadline: SIGTERM, the grace, SIGKILL (a subshell of its own, killed
+# when the host begins its own stop or ends the call first; its sleeps are killed with it)
+arm() {
+  (
+    trap 'kill $s 2>/dev/null; exit 0' TERM
+    sleep "$2" & s=$!; wait $s
+    live="@$1 $4 $5 $6
+"
+    stop TERM
+    sleep "$3" & s=$!; wait $s
+    stop KILL
+  ) </dev/null &
+  timers="$timers@$1 $!
+"
+}
+# a timer's subshell, killed only while it is still this shell's child (a reused pid is not)
+disarm() {
+  case "$timers" in
+    *"@$1 "*) t="\${timers#*"@$1 "}"; t="\${t%%
+*}"; head="\${timers%%"@$1 "*}"; tail="\${timers#*"@$1 "}"; tail="\${tail#*
+}"; timers="$head$tail"
+      st=''; read -r st < "/proc/$t/stat" 2>/dev/null; st="\${st##*) }"; set -- $st
+      [ "$2" = "$$" ] && kill "$t" 2>/dev/null ;;
+  esac
+}
+while IFS= read -r line; do
+  case "$line" in
+    +*" dl "*) set -f; set -- \${line#+}; set +f; arm "$1" "$3" "$4" "$5" "$6" "$7" ;;
+    +*) live="$live@\${line#+}
+" ;;
+    -*) id="\${line#-}"
+        disarm "$id"
+        case "$live" in
+          *"@$id "*) head="\${live%%"@$id "*}"; tail="\${live#*"@$id "}"; tail="\${tail#*
+}"; live="$head$tail" ;;
+        esac ;;
+  esac
+done
+# the deadlines still armed: the stop below covers their trees
+while [ -n "$timers" ]; do t="\${timers#@}"; disarm "\${t%% *}"; done
+# a host-wide rule that matches no cgroup now has nothing to stop, but the parent the host kept
+# for its next call may be left: removed when empty (the kernel refuses while a cgroup is in it,
+# and a host that finds it gone makes it again)
+rules=$live
+live=''
+while IFS= read -r line; do
+  case "$line" in
+    *" cgs "*) set -- $line; kept=''
+      for d in "$3/$4"*; do [ -d "$d" ] && live="$live$line
+" && kept=1 && break; done
+      [ -n "$kept" ] || rmdir "$3" 2>/dev/null ;;
+    ?*) live="$live$line
+" ;;
+  esac
+done <<RULES
+$rules
+RULES
+[ -n "$live" ] || exit 0
 stop TERM
 sleep 0.3
 for round in 1 2 3 4 5; do stop KILL; sleep 0.1; done
@@ -109,14 +140,23 @@ export type Lifeline =
   | { readonly kind: "pg"; readonly pgid: number | undefined; readonly cookie: string }
   | { readonly kind: "pid"; readonly pid: number }
 
-const describe = (what: Lifeline): string =>
-  what.kind === "cg"
-    ? `cg ${what.dir}`
-    : what.kind === "cgs"
-      ? `cgs ${what.parent} ${what.prefix}`
-      : what.kind === "pg"
-        ? `pg ${what.pgid ?? "-"} ${what.cookie}`
-        : `pid ${what.pid}`
+/** A deadline line (see `Watchdog.arm`): registered like the others, stopped by its own timer. */
+type Registration = Lifeline | { readonly kind: "dl"; readonly line: string }
+
+const describe = (what: Registration): string =>
+  what.kind === "dl"
+    ? what.line
+    : what.kind === "cg"
+      ? `cg ${what.dir}`
+      : what.kind === "cgs"
+        ? `cgs ${what.parent} ${what.prefix}`
+        : what.kind === "pg"
+          ? `pg ${what.pgid ?? "-"} ${what.cookie}`
+          : `pid ${what.pid}`
+
+/** A path with whitespace cannot be told apart on a line. */
+const unlisted = (what: Registration): boolean =>
+  /\s/.test(what.kind === "cg" ? what.dir : what.kind === "cgs" ? what.parent + what.prefix : "")
 
 /** One host's (one layer's) watchdog. @internal */
 export interface Watchdog {
@@ -126,6 +166,16 @@ export interface Watchdog {
    * registered (the startup sweep still finds them).
    */
   readonly register: (what: Lifeline) => () => void
+  /**
+   * Arms a deadline: unless the returned function (idempotent) is called first, the watchdog sends
+   * `what` SIGTERM `afterMs` from now and SIGKILL (`cgroup.kill`) `graceMs` after that, whatever
+   * the host's event loop does meanwhile. False when no watchdog runs to keep it.
+   */
+  readonly arm: (
+    what: Lifeline,
+    afterMs: number,
+    graceMs: number
+  ) => { readonly armed: boolean; readonly disarm: () => void }
   /** Registers something for the watchdog's whole life, once however often it is asked. */
   readonly registerStanding: (what: Lifeline) => void
   /** The watchdog's pid; undefined before the first registration. */
@@ -177,9 +227,8 @@ export const makeUnsafe = (): Watchdog => {
     }
     watchdog.stdin?.write(`${line}\n`)
   }
-  const register = (what: Lifeline): (() => void) => {
-    if (/\s/.test(what.kind === "cg" ? what.dir : what.kind === "cgs" ? what.parent + what.prefix : ""))
-      return () => {}
+  const register = (what: Registration): (() => void) => {
+    if (unlisted(what)) return () => {}
     const line = describe(what)
     const id = (nextId++).toString(36)
     registered.set(id, line)
@@ -189,8 +238,16 @@ export const makeUnsafe = (): Watchdog => {
       send(`-${id}`)
     }
   }
+  const seconds = (ms: number) => (Math.max(0, ms) / 1000).toFixed(3)
   return {
     register,
+    arm: (what, afterMs, graceMs) => {
+      if (unlisted(what)) return { armed: false, disarm: () => {} }
+      const target = describe(what)
+      const disarm = register({ kind: "dl", line: `dl ${seconds(afterMs)} ${seconds(graceMs)} ${target}` })
+      const armed = watchdog !== undefined && watchdog.exitCode === null && watchdog.signalCode === null
+      return { armed, disarm }
+    },
     registerStanding: (what) => {
       const line = describe(what)
       if (standing.has(line)) return

@@ -10,6 +10,7 @@ import * as Stream from "effect/Stream"
 import { ToolError } from "@toolcap/limits"
 import type {
   Command,
+  TreeOptions,
   Containment,
   Landlock as LandlockSupport,
   Options,
@@ -17,6 +18,7 @@ import type {
   Shell,
   SupervisorService
 } from "../../Supervisor.js"
+import * as Admission from "./admission.js"
 import * as Cgroup from "./cgroup.js"
 import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
@@ -25,7 +27,7 @@ import * as Launch from "./launch.js"
 import { launcher as resolvedLauncher } from "./launcherPath.js"
 import * as Lifeline from "./lifeline.js"
 import * as Proc from "./process.js"
-import { scoped, type Bounds } from "./scoped.js"
+import { scoped, type Bounds, type Handle } from "./scoped.js"
 import { nothingStopped } from "./terminate.js"
 import * as TierCgroup from "./tierCgroup.js"
 import * as TierGroup from "./tierGroup.js"
@@ -55,6 +57,9 @@ const LAYER_TAG_CHARS = 6
 
 const noop = () => {}
 
+/** See `Options.deadlineBackstopMs`. */
+const DEADLINE_BACKSTOP_MS = 250
+
 /** Whether Landlock scopes apply to calls, or why not. */
 type Scopes = { readonly apply: true } | { readonly apply: false; readonly reason: string }
 
@@ -67,6 +72,19 @@ const envWithCookie = (command: Command, runId: string): Readonly<Record<string,
 export const make = (options: Options = {}): Effect.Effect<SupervisorService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const layerScope = yield* Effect.scope
+    // an unusable limit fails the layer with a message naming the option or the variable
+    const admission = yield* Effect.flatMap(
+      Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls)),
+      Admission.make
+    )
+    const backstopMs = options.deadlineBackstopMs ?? DEADLINE_BACKSTOP_MS
+    if (!(Number.isFinite(backstopMs) && backstopMs >= 0)) {
+      return yield* Effect.die(
+        new RangeError(
+          `Supervisor option deadlineBackstopMs must be a number of at least 0, got ${backstopMs}`
+        )
+      )
+    }
     const watchdog = yield* Lifeline.make
     const layerTag = (yield* Random.nextIntBetween(0, 36 ** LAYER_TAG_CHARS))
       .toString(36)
@@ -246,6 +264,37 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       decided !== undefined ? Effect.succeed(decided) : Effect.tap(decideOnce, (chosen) => (decided = chosen))
     )
 
+    /**
+     * A tree with a deadline gets its backstop in the watchdog, outside the host's event loop:
+     * disarmed when the main process exits or the host begins the stop, whichever comes first.
+     */
+    const withBackstop = (handle: Handle, tree: TreeOptions): Handle => {
+      if (tree.deadlineMs === undefined || handle.containment === undefined) return handle
+      const without = (reason: string): Handle => ({
+        ...handle,
+        containment: { ...handle.containment!, deadlineBackstop: false, deadlineBackstopReason: reason }
+      })
+      if (options.deadlineBackstop === false) {
+        return without("the deadline backstop was turned off (Supervisor option deadlineBackstop: false)")
+      }
+      if (handle.lifeline === undefined) return without("this tier names nothing the watchdog can stop")
+      const backstop = watchdog.arm(handle.lifeline, tree.deadlineMs + backstopMs, tree.killGraceMs)
+      if (!backstop.armed) {
+        backstop.disarm()
+        return without("the lifeline watchdog could not be started")
+      }
+      handle.exit.onExit(backstop.disarm)
+      return {
+        ...handle,
+        containment: { ...handle.containment, deadlineBackstop: true },
+        stop: (facts) =>
+          Effect.suspend(() => {
+            backstop.disarm()
+            return handle.stop(facts)
+          })
+      }
+    }
+
     let found: Shell | undefined
     const shell = Effect.sync(() => (found ??= Proc.findShell()))
 
@@ -254,11 +303,17 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       landlock,
       shell,
       runId,
+      admit: admission.admit,
       start: (command) => {
         const tree = command.tree
         if (tree === undefined) return startPlain(command, true)
         return Effect.flatMap(tier, (chosen) =>
-          scoped(chosen.launch(command, tree, envWithCookie(command, tree.runId)), tree)
+          scoped(
+            Effect.map(chosen.launch(command, tree, envWithCookie(command, tree.runId)), (handle) =>
+              withBackstop(handle, tree)
+            ),
+            tree
+          )
         )
       }
     } satisfies SupervisorService

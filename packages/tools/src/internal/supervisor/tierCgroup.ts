@@ -185,6 +185,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           return {
             ...started,
             containment: call.containment,
+            lifeline: { kind: "cg", dir },
             stop: () =>
               Effect.gen(function* () {
                 // read before the cgroup goes: what the kernel counted against the call's ceiling
