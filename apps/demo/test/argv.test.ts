@@ -205,7 +205,9 @@ describe("toolcap mcp without the framework", () => {
       "60",
       "--ui",
       "--profile",
-      "compact"
+      "compact",
+      "--max-concurrent-calls",
+      "4"
     ])
     assert.deepStrictEqual(args, {
       workspace: Option.some(dir),
@@ -214,7 +216,8 @@ describe("toolcap mcp without the framework", () => {
       approve: [dir, os.tmpdir()],
       staleAfter: 60,
       ui: true,
-      profile: Option.some("compact" as const)
+      profile: Option.some("compact" as const),
+      maxConcurrentCalls: Option.some(4)
     })
     assert.deepStrictEqual(McpCommand.parseArgv([]), {
       workspace: Option.none(),
@@ -223,7 +226,8 @@ describe("toolcap mcp without the framework", () => {
       approve: [],
       staleAfter: Declared.defaultStaleAfterSeconds,
       ui: false,
-      profile: Option.none()
+      profile: Option.none(),
+      maxConcurrentCalls: Option.none()
     })
   })
 

@@ -74,6 +74,15 @@ export const scopesVariable = "TOOLCAP_SCOPES"
 export const maxConcurrentCallsVariable: "TOOLCAP_MAX_CONCURRENT_CALLS" = Admission.variable
 
 /**
+ * Why a value cannot be `Options.maxConcurrentCalls` (`must be a whole number of at least 1, got
+ * 0`), or undefined when it can: for a host surface to refuse it as its own input.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const maxConcurrentCallsInvalid: (value: unknown) => string | undefined = Admission.invalid
+
+/**
  * Calls admitted at once per core by default (`Options.maxConcurrentCalls`).
  *
  * @since 0.1.0
