@@ -22,8 +22,9 @@ import { spawnChild } from "./process.js"
 /**
  * Lines: `+<id> cg <dir>`, `+<id> cgs <parent> <prefix>` (every cgroup `<parent>/<prefix>*`: all
  * call cgroups of this host, registered once), `+<id> pg <pgid> <cookie>` (pgid `-` while not yet
- * known), `+<id> pid <pid>`, `+<id> dl <seconds> <grace seconds> <one of those>` (a deadline: that
- * entry is stopped after `seconds` unless `-<id>` comes first), `-<id>`. The live set is
+ * known), `+<id> pid <pid>`, `+<id> dl <seconds> <grace seconds> <report file> <cg or pg entry>` (a
+ * deadline: that entry is stopped after `seconds` unless `-<id>` comes first, the pids signalled
+ * appended to the report file as `T <pid>` and `K <pid>`), `-<id>`. The live set is
  * one shell variable of "@<id> <kind> <a> <b>" lines, edited with parameter expansion only (no
  * process per event). At end of file: SIGTERM to everything, a short grace, then `cgroup.kill`
  * / SIGKILL, repeated a few times to catch forks in flight, and the cgroups removed.
@@ -51,19 +52,34 @@ stop() {
     esac
   done
 }
-# the stop of one entry, for a deadline: SIGTERM, the grace, SIGKILL (a subshell of its own, killed
-# when the host begins its own stop or ends the call first; its sleeps are killed with it)
+# the members of one entry, each as "<letter> <pid>" appended to a report file (the host reads it)
+members() {
+  tag=$1 a=$3 b=$4
+  case "$2" in
+    cg) for p in $(cat "$a/cgroup.procs" $(below "$a" | sed 's|$|/cgroup.procs|') 2>/dev/null); do echo "$tag $p"; done ;;
+    pg) for f in /proc/[0-9]*/stat; do
+          st=''; read -r st < "$f" 2>/dev/null; st="\${st##*) }"; set -- $st
+          [ "$3" = "$a" ] && p="\${f#/proc/}" && echo "$tag \${p%/stat}"
+        done
+        for f in $(grep -lzx "TOOLCAP_RUN_ID=$b" /proc/[0-9]*/environ 2>/dev/null); do
+          p="\${f#/proc/}"; echo "$tag \${p%/environ}"
+        done ;;
+  esac
+}
+# the stop of one entry, for a deadline: SIGTERM, the grace, SIGKILL, each recorded for the host (a
+# subshell of its own, killed when the host begins its own stop or ends the call first; its sleeps
+# are killed with it)
 arm() {
   (
     trap 'kill $s 2>/dev/null; exit 0' TERM
     sleep "$2" & s=$!; wait $s
-    live="@$1 $4 $5 $6
+    live="@$1 $5 $6 $7
 "
-    stop TERM
+    members T "$5" "$6" "$7" >> "$4"; stop TERM
     sleep "$3" & s=$!; wait $s
-    stop KILL
+    members K "$5" "$6" "$7" >> "$4"; stop KILL
   ) </dev/null &
-  timers="$timers@$1 $!
+  timers="$timers@$1 $! $4
 "
 }
 # a timer's subshell, killed only while it is still this shell's child (a reused pid is not)
@@ -72,13 +88,15 @@ disarm() {
     *"@$1 "*) t="\${timers#*"@$1 "}"; t="\${t%%
 *}"; head="\${timers%%"@$1 "*}"; tail="\${timers#*"@$1 "}"; tail="\${tail#*
 }"; timers="$head$tail"
-      st=''; read -r st < "/proc/$t/stat" 2>/dev/null; st="\${st##*) }"; set -- $st
-      [ "$2" = "$$" ] && kill "$t" 2>/dev/null ;;
+      set -- "\${t%% *}" "\${t#* }"
+      st=''; read -r st < "/proc/$1/stat" 2>/dev/null; st="\${st##*) }"; set -- "$1" "$2" $st
+      [ "$4" = "$$" ] && kill "$1" 2>/dev/null
+      [ -n "$2" ] && [ -n "$gone" ] && rm -f "$2" ;;
   esac
 }
 while IFS= read -r line; do
   case "$line" in
-    +*" dl "*) set -f; set -- \${line#+}; set +f; arm "$1" "$3" "$4" "$5" "$6" "$7" ;;
+    +*" dl "*) set -f; set -- \${line#+}; set +f; arm "$1" "$3" "$4" "$5" "$6" "$7" "$8" ;;
     +*) live="$live@\${line#+}
 " ;;
     -*) id="\${line#-}"
@@ -89,7 +107,8 @@ while IFS= read -r line; do
         esac ;;
   esac
 done
-# the deadlines still armed: the stop below covers their trees
+# the deadlines still armed: the stop below covers their trees, and nobody reads their reports
+gone=1
 while [ -n "$timers" ]; do t="\${timers#@}"; disarm "\${t%% *}"; done
 # a host-wide rule that matches no cgroup now has nothing to stop, but the parent the host kept
 # for its next call may be left: removed when empty (the kernel refuses while a cgroup is in it,
@@ -169,12 +188,14 @@ export interface Watchdog {
   /**
    * Arms a deadline: unless the returned function (idempotent) is called first, the watchdog sends
    * `what` SIGTERM `afterMs` from now and SIGKILL (`cgroup.kill`) `graceMs` after that, whatever
-   * the host's event loop does meanwhile. False when no watchdog runs to keep it.
+   * the host's event loop does meanwhile, appending `T <pid>` and `K <pid>` lines for what it
+   * signalled to the file `report`. False when no watchdog runs to keep it.
    */
   readonly arm: (
     what: Lifeline,
     afterMs: number,
-    graceMs: number
+    graceMs: number,
+    report: string
   ) => { readonly armed: boolean; readonly disarm: () => void }
   /** Registers something for the watchdog's whole life, once however often it is asked. */
   readonly registerStanding: (what: Lifeline) => void
@@ -241,10 +262,13 @@ export const makeUnsafe = (): Watchdog => {
   const seconds = (ms: number) => (Math.max(0, ms) / 1000).toFixed(3)
   return {
     register,
-    arm: (what, afterMs, graceMs) => {
-      if (unlisted(what)) return { armed: false, disarm: () => {} }
+    arm: (what, afterMs, graceMs, report) => {
+      if (unlisted(what) || /\s/.test(report)) return { armed: false, disarm: () => {} }
       const target = describe(what)
-      const disarm = register({ kind: "dl", line: `dl ${seconds(afterMs)} ${seconds(graceMs)} ${target}` })
+      const disarm = register({
+        kind: "dl",
+        line: `dl ${seconds(afterMs)} ${seconds(graceMs)} ${report} ${target}`
+      })
       const armed = watchdog !== undefined && watchdog.exitCode === null && watchdog.signalCode === null
       return { armed, disarm }
     },

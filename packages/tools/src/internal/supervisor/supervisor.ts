@@ -4,6 +4,9 @@
  * first use so that a host that never runs a command starts nothing.
  */
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Random from "effect/Random"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -28,7 +31,7 @@ import { launcher as resolvedLauncher } from "./launcherPath.js"
 import * as Lifeline from "./lifeline.js"
 import * as Proc from "./process.js"
 import { scoped, type Bounds, type Handle } from "./scoped.js"
-import { nothingStopped } from "./terminate.js"
+import { nothingStopped, type TreeStop } from "./terminate.js"
 import * as TierCgroup from "./tierCgroup.js"
 import * as TierGroup from "./tierGroup.js"
 import type { Tier } from "./tier.js"
@@ -56,6 +59,28 @@ const PLAIN_BOUNDS: Bounds = { killGraceMs: 0, drainMs: 1000 }
 const LAYER_TAG_CHARS = 6
 
 const noop = () => {}
+
+/** A stop joined with what the watchdog's backstop reported signalling (`T <pid>`, `K <pid>` lines); the report is removed. */
+const withReported = (stopped: TreeStop, report: string): TreeStop => {
+  let text: string
+  try {
+    text = fs.readFileSync(report, "latin1")
+    fs.rmSync(report, { force: true })
+  } catch {
+    return stopped
+  }
+  const termed = new Set(stopped.signalled)
+  const killed = new Set(stopped.killed)
+  for (const line of text.split("\n")) {
+    const [tag, pid] = line.split(" ")
+    const number = Number(pid)
+    if (!Number.isSafeInteger(number) || number <= 0) continue
+    termed.add(number)
+    if (tag === "K") killed.add(number)
+  }
+  const ascending = (pids: Set<number>) => [...pids].sort((a, b) => a - b)
+  return { ...stopped, signalled: ascending(termed), killed: ascending(killed) }
+}
 
 /** See `Options.deadlineBackstopMs`. */
 const DEADLINE_BACKSTOP_MS = 250
@@ -268,6 +293,19 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
      * A tree with a deadline gets its backstop in the watchdog, outside the host's event loop:
      * disarmed when the main process exits or the host begins the stop, whichever comes first.
      */
+    // where the watchdog reports what a backstop signalled: a private directory, made on first use
+    let reports: string | undefined
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => reports !== undefined && fs.rmSync(reports, { recursive: true, force: true }))
+    )
+    const reportFile = (runId: string): string | undefined => {
+      try {
+        reports ??= fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-deadlines-"))
+        return path.join(reports, runId)
+      } catch {
+        return undefined
+      }
+    }
     const withBackstop = (handle: Handle, tree: TreeOptions): Handle => {
       if (tree.deadlineMs === undefined || handle.containment === undefined) return handle
       const without = (reason: string): Handle => ({
@@ -278,7 +316,9 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         return without("the deadline backstop was turned off (Supervisor option deadlineBackstop: false)")
       }
       if (handle.lifeline === undefined) return without("this tier names nothing the watchdog can stop")
-      const backstop = watchdog.arm(handle.lifeline, tree.deadlineMs + backstopMs, tree.killGraceMs)
+      const report = reportFile(tree.runId)
+      if (report === undefined) return without("no private directory for the watchdog's report could be made")
+      const backstop = watchdog.arm(handle.lifeline, tree.deadlineMs + backstopMs, tree.killGraceMs, report)
       if (!backstop.armed) {
         backstop.disarm()
         return without("the lifeline watchdog could not be started")
@@ -290,7 +330,8 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         stop: (facts) =>
           Effect.suspend(() => {
             backstop.disarm()
-            return handle.stop(facts)
+            // what the watchdog signalled, if it stepped in, is the call's too
+            return Effect.map(handle.stop(facts), (stopped) => withReported(stopped, report))
           })
       }
     }
