@@ -20,6 +20,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Supervisor, Workspace } from "@toolcap/tools"
@@ -146,7 +147,8 @@ layer(shared)("admission control (fake supervisor, TestClock)", (it) => {
           assert.strictEqual(result.durationMs, Math.round(ran.ended[i]! - admittedAt[i]!))
         })
       }),
-    { fastCheck: { numRuns: 200 } }
+    // 100 runs of up to 10 calls each: a minute under a loaded machine's parallel suites
+    { fastCheck: { numRuns: 100 }, timeout: 180_000 }
   )
 
   it.effect(
@@ -238,6 +240,9 @@ describe("admission control: the limit", () => {
 
 /** The bound of the issue: a call answers within kill grace + drain grace (3 s by default) of its deadline. */
 const ANSWER_BOUND_MS = 3000
+/** Bursts of 200 calls (the long mode of `pnpm bench`: 3) and blocked-host runs per tier (5). */
+const BURSTS = isLong() ? 3 : 1
+const FROZEN_RUNS = isLong() ? 5 : 1
 
 describe("deadlines under load (real processes)", () => {
   it.scopedLive(
@@ -247,43 +252,55 @@ describe("deadlines under load (real processes)", () => {
         const tag = "1000.71"
         yield* Effect.addFinalizer(() => killNamed(`sleep ${tag}`))
         const env = yield* testEnv()
-        const calls = yield* Effect.forEach(
-          Array.from({ length: 200 }, (_, i) => i),
-          () =>
-            Effect.gen(function* () {
-              const askedAt = yield* Clock.currentTimeMillis
-              const exit = yield* Effect.exit(Bash.run({ command: `sleep ${tag}`, timeout: 3 }))
-              const answeredAt = yield* Clock.currentTimeMillis
-              return { askedAt, answeredAt, exit }
-            }),
-          { concurrency: "unbounded" }
-        ).pipe(Effect.provide(env.layer))
-        const limit = partialOf(calls[0]!.exit)!.admission!.limit
-        const admitted = calls.map((call) => {
-          assert.instanceOf(failureOf(call.exit), Bash.ToolTimeout)
-          const result = partialOf(call.exit)!
-          assert.strictEqual(result.admission?.limit, limit)
-          const startedAt = call.askedAt + result.admission!.waitedMs
-          const late = call.answeredAt - (startedAt + 3000)
-          assert.isAtMost(late, ANSWER_BOUND_MS, `answered ${late} ms after its deadline`)
-          assert.isAtMost(result.durationMs, 3000 + ANSWER_BOUND_MS)
-          return startedAt
-        })
-        // a slot is held from the start through the deadline: those windows overlap at most `limit` deep
-        // (shrunk by the rounding of waitedMs)
-        const windows = admitted.map((at) => [at + 2, at + 2998] as const)
-        for (const [from] of windows) {
-          const deep = windows.filter(([a, b]) => a <= from && from < b).length
-          assert.isAtMost(deep, limit)
+        let inputs = 0
+        let late = 0
+        let worst = 0
+        for (let burst = 0; burst < BURSTS; burst++) {
+          const calls = yield* Effect.forEach(
+            Array.from({ length: 200 }, (_, i) => i),
+            () =>
+              Effect.gen(function* () {
+                const askedAt = yield* Clock.currentTimeMillis
+                const exit = yield* Effect.exit(Bash.run({ command: `sleep ${tag}`, timeout: 3 }))
+                const answeredAt = yield* Clock.currentTimeMillis
+                return { askedAt, answeredAt, exit }
+              }),
+            { concurrency: "unbounded" }
+          ).pipe(Effect.provide(env.layer))
+          const limit = partialOf(calls[0]!.exit)!.admission!.limit
+          const admitted = calls.map((call) => {
+            assert.instanceOf(failureOf(call.exit), Bash.ToolTimeout)
+            const result = partialOf(call.exit)!
+            assert.strictEqual(result.admission?.limit, limit)
+            const startedAt = call.askedAt + result.admission!.waitedMs
+            const after = call.answeredAt - (startedAt + 3000)
+            inputs++
+            worst = Math.max(worst, after)
+            if (after > ANSWER_BOUND_MS || result.durationMs > 3000 + ANSWER_BOUND_MS) late++
+            return startedAt
+          })
+          // a slot is held from the start through the deadline: those windows overlap at most
+          // `limit` deep (shrunk by the rounding of waitedMs)
+          const windows = admitted.map((at) => [at + 2, at + 2998] as const)
+          for (const [from] of windows) {
+            const deep = windows.filter(([a, b]) => a <= from && from < b).length
+            assert.isAtMost(deep, limit)
+          }
+          if (calls.length > limit)
+            assert.isAtLeast(
+              calls.filter((call) => partialOf(call.exit)!.admission!.waitedMs > 0).length,
+              calls.length - limit
+            )
         }
-        if (calls.length > limit)
-          assert.isAtLeast(
-            calls.filter((call) => partialOf(call.exit)!.admission!.waitedMs > 0).length,
-            calls.length - limit
-          )
+        reportReliability(
+          "deadlines under load",
+          { inputs, late },
+          `${BURSTS} burst(s) of 200 concurrent Bash calls with a 3 s timeout on one host: answered within ${ANSWER_BOUND_MS} ms of the deadline (wait excluded), worst ${Math.round(worst)} ms`
+        )
+        assert.strictEqual(late, 0, `worst ${worst} ms after the deadline`)
         assert.deepStrictEqual(processesNamed(`sleep ${tag}`), [])
       }),
-    { timeout: 600_000 }
+    { timeout: BURSTS * 600_000 }
   )
 
   /** How far past its deadline the watchdog signals a call whose host is blocked: the backstop's 250 ms plus a generous margin for a loaded machine. */
@@ -331,15 +348,26 @@ describe("deadlines under load (real processes)", () => {
       `${tier.name} tier: a host loop blocked for 5 s does not delay the deadline's SIGTERM (the watchdog sends it); the call answers TOOL_TIMEOUT`,
       () =>
         Effect.gen(function* () {
-          const ran = yield* frozenHost(tier.options, "1000.72")
-          // when the call's own shell received SIGTERM, by its own clock
-          assert.isAtMost(ran.termedAt - ran.askedAt, 1000 + BACKSTOP_BOUND_MS, "SIGTERM late")
-          assert.isBelow(ran.termedAt, ran.thawAt, "SIGTERM only after the host thawed")
-          assert.instanceOf(failureOf(ran.exit), Bash.ToolTimeout)
-          assert.isTrue(partialOf(ran.exit)!.termination.deadlineBackstop)
-          assert.deepStrictEqual(processesNamed("sleep 1000.72"), [])
+          let late = 0
+          let worst = 0
+          for (let run = 0; run < FROZEN_RUNS; run++) {
+            const ran = yield* Effect.scoped(frozenHost(tier.options, "1000.72"))
+            // when the call's own shell received SIGTERM, by its own clock
+            const after = ran.termedAt - ran.askedAt
+            worst = Math.max(worst, after)
+            if (!(after <= 1000 + BACKSTOP_BOUND_MS && ran.termedAt < ran.thawAt)) late++
+            assert.instanceOf(failureOf(ran.exit), Bash.ToolTimeout)
+            assert.isTrue(partialOf(ran.exit)!.termination.deadlineBackstop)
+            assert.deepStrictEqual(processesNamed("sleep 1000.72"), [])
+          }
+          reportReliability(
+            `frozen host deadline ${tier.name}`,
+            { inputs: FROZEN_RUNS, late },
+            `a 1 s timeout while the host's event loop is blocked for ${FROZEN_MS} ms (${tier.name} tier): SIGTERM within ${1000 + BACKSTOP_BOUND_MS} ms of the call, worst ${Math.round(worst)} ms`
+          )
+          assert.strictEqual(late, 0, `SIGTERM ${worst} ms after the call began`)
         }),
-      { timeout: 60_000 }
+      { timeout: FROZEN_RUNS * 60_000 }
     )
   }
 
