@@ -20,6 +20,19 @@ if [ ! -x /usr/bin/chromium ]; then
     { "${as_root[@]}" apt-get update >&2 && "${as_root[@]}" apt-get install -y chromium >&2; }
 fi
 
+# The context benchmark's cases run pytest, curl and wget (`bench/context/README.md`).
+bench_tools=()
+python3 -c 'import pytest' >/dev/null 2>&1 || bench_tools+=(python3-pytest)
+command -v curl >/dev/null 2>&1 || bench_tools+=(curl)
+command -v wget >/dev/null 2>&1 || bench_tools+=(wget)
+if [ "${#bench_tools[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo -n); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get install -y "${bench_tools[@]}" >&2 ||
+    { "${as_root[@]}" apt-get update >&2 && "${as_root[@]}" apt-get install -y "${bench_tools[@]}" >&2; } ||
+    echo "setup: could not install ${bench_tools[*]}; pnpm bench:context needs them" >&2
+fi
+
 # The launcher ships for linux-x64 and linux-arm64: the cross compiler for the other architecture
 # (best effort: without it only this machine's architecture is built, and the build says so).
 case "$(uname -m)" in

@@ -217,7 +217,13 @@ describe("toolcap mcp without the framework", () => {
       staleAfter: 60,
       ui: true,
       profile: Option.some("compact" as const),
-      maxConcurrentCalls: Option.some(4)
+      maxConcurrentCalls: Option.some(4),
+      envInherit: Option.none(),
+      envExclude: [],
+      envIncludeOnly: [],
+      envInclude: [],
+      envSet: [],
+      envKeepSecrets: false
     })
     assert.deepStrictEqual(McpCommand.parseArgv([]), {
       workspace: Option.none(),
@@ -227,7 +233,13 @@ describe("toolcap mcp without the framework", () => {
       staleAfter: Declared.defaultStaleAfterSeconds,
       ui: false,
       profile: Option.none(),
-      maxConcurrentCalls: Option.none()
+      maxConcurrentCalls: Option.none(),
+      envInherit: Option.none(),
+      envExclude: [],
+      envIncludeOnly: [],
+      envInclude: [],
+      envSet: [],
+      envKeepSecrets: false
     })
   })
 

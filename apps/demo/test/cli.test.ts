@@ -32,6 +32,10 @@ const onlyLine = (stdout: string): Record<string, unknown> => {
 
 type Json = Record<string, unknown>
 
+/** The stdout of the Bash result a `call` printed. */
+const stdoutOf = (run: { readonly stdout: string }) =>
+  (onlyLine(run.stdout)["result"] as Json)["stdout"] as string
+
 describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
   it('ok: {"ok":true,"result":...} and exit 0', async () => {
     const run = await runCli(["call", "Read", '{"path":"README.md"}', ...base])
@@ -95,6 +99,39 @@ describe("toolcap call: one JSON line, exit 0 / 2 / 1", () => {
     })
     assert.strictEqual(invalid.code, 1)
     assert.strictEqual(invalid.stdout, "")
+  })
+
+  it("Bash's environment: a host secret is left out by default, passed with --env-include or TOOLCAP_ENV_POLICY; bad values are usage errors", async () => {
+    const print = JSON.stringify({ command: 'printf "%s" "${ANTHROPIC_API_KEY-unset}"' })
+    const env = { ANTHROPIC_API_KEY: "sk-ant-cli-0001" }
+    const [plain, flagged, variable, both] = await Promise.all([
+      runCli(["call", "Bash", print, ...base], { env }),
+      runCli(["call", "Bash", print, ...base, "--env-include", "ANTHROPIC_API_KEY"], { env }),
+      runCli(["call", "Bash", print, ...base], {
+        env: { ...env, TOOLCAP_ENV_POLICY: '{"include":["ANTHROPIC_API_KEY"]}' }
+      }),
+      // a flag replaces the same field of the variable's policy
+      runCli(["call", "Bash", print, ...base, "--env-include", "NOTHING"], {
+        env: { ...env, TOOLCAP_ENV_POLICY: '{"include":["ANTHROPIC_API_KEY"]}' }
+      })
+    ])
+    assert.strictEqual(stdoutOf(plain), "unset")
+    assert.strictEqual(stdoutOf(flagged), "sk-ant-cli-0001")
+    assert.strictEqual(stdoutOf(variable), "sk-ant-cli-0001")
+    assert.strictEqual(stdoutOf(both), "unset")
+    const refused = await Promise.all([
+      runCli(["call", "Bash", print, ...base, "--env-inherit", "some"]),
+      runCli(["call", "Bash", print, ...base, "--env-set", "NOVALUE"]),
+      runCli(["call", "Bash", print, ...base], { env: { TOOLCAP_ENV_POLICY: "inherit=core" } }),
+      runCli(["call", "Bash", print, ...base, "--env-set", "TOOLCAP_RUN_ID=x"])
+    ])
+    for (const run of refused) {
+      assert.strictEqual(run.code, 1, run.stderr)
+      assert.strictEqual(run.stdout, "")
+    }
+    assert.include(refused[1]!.stderr, "--env-set")
+    assert.include(refused[2]!.stderr, "TOOLCAP_ENV_POLICY")
+    assert.include(refused[3]!.stderr, "cookie")
   })
 
   it("--approve lets the tools reach an external root (absolute paths, root: external)", async () => {

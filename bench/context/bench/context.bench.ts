@@ -1,20 +1,23 @@
 // The context-health benchmark (`pnpm bench:context`): real tool outputs, produced here and now
 // (see src/Corpus.ts), through toolcap's real Read, Bash and Grep tools under two budget profiles
 // and through other hosts' shell, read and search tools modelled from their sources
-// (src/peers/). For each case and policy: tokens reaching the model, whether the needle is seen,
-// and whether one more call reaches it (src/Reach.ts). Writes the generated section of
-// BENCHMARKS.md, the chart beside it and the summary in the README.
+// (src/peers/). For each case and policy: tokens reaching the model, and whether the needle is
+// seen, reached with the case's follow-up from a saved copy or by a filtered re-run, or lost
+// (the one rule in src/Reach.ts). Writes the generated section of BENCHMARKS.md, the chart beside
+// it and the summary in the README.
 //
 // Everything lives in one temp dir (workspace, data dir, spill files, replays), removed at the
-// end; the Bash tool stops every process tree it started before it answers.
+// end; the Bash tool stops every process tree it started before it answers; the loopback HTTP
+// server the download cases use is closed at the end.
 import * as fs from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { loadAverage } from "@toolcap/bench-report"
-import { TokenEstimator } from "@toolcap/checkpoint"
 import { Budgets, type Truncation } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Glob, Grep, LineIndex, Read, Supervisor, Workspace } from "@toolcap/tools"
@@ -24,11 +27,11 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
 import * as prettier from "prettier"
-import { cases, type CorpusCase } from "../src/Corpus.js"
+import { cases, type CorpusCase, ladderBytes, SIZE_RUNGS } from "../src/Corpus.js"
 import * as ModelText from "../src/ModelText.js"
-import { locate, type Needle, type NeedleRule, visibleIn } from "../src/Needle.js"
+import { locate, type Needle } from "../src/Needle.js"
 import { peers } from "../src/Policies.js"
-import { type Cell, peerCell } from "../src/Reach.js"
+import { peerRun, type PolicyRun, score, type Scored, type Shown } from "../src/Reach.js"
 import {
   type CaseRow,
   chart,
@@ -36,11 +39,11 @@ import {
   type PolicyInfo,
   section,
   summaryTable,
-  targets,
   totals
 } from "../src/Report.js"
 import { replaceRegion } from "../src/Region.js"
 import { byteLength, lineCount, type RawOutput } from "../src/Text.js"
+import * as Tokens from "../src/Tokens.js"
 import * as Toolcap from "../src/Toolcap.js"
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../../..")
@@ -52,6 +55,9 @@ const REGION = "pnpm bench:context"
 const CASE_TIMEOUT_SECONDS = 300
 /** Where the peers' file reads say the file is (their texts name it). */
 const PEER_WORKSPACE = "/home/user/project"
+/** The body the download cases fetch, and how much of it the `cut` route sends before it closes. */
+const DOWNLOAD_BYTES = 2 * 1024 * 1024
+const DOWNLOAD_CUT_SHARE = 0.75
 
 /** A comma-separated list of case ids runs only those and writes nothing (for working on a case). */
 const ONLY_VARIABLE = "TOOLCAP_BENCH_CONTEXT_ONLY"
@@ -59,11 +65,12 @@ const only = (process.env[ONLY_VARIABLE] ?? "").split(",").filter((id) => id !==
 const selected = only.length === 0 ? cases : cases.filter((c) => only.includes(c.id))
 
 const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, "-")
-const estimate = TokenEstimator.estimate
 const thousands = (n: number): string => n.toLocaleString("en-US")
 const bytesText = (n: number): string => `${thousands(n)} bytes`
 const lineRange = (from: number, count: number): string =>
   `lines ${thousands(from)}–${thousands(from + count - 1)}`
+/** A word for a POSIX shell, in single quotes. */
+const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`
 
 /** What a spill file holds, in the stream's bytes. */
 const spillHolds = (copy: Truncation.SpillCopy | undefined): string =>
@@ -73,26 +80,55 @@ const spillHolds = (copy: Truncation.SpillCopy | undefined): string =>
       ? "the whole stream"
       : copy.ranges.map((range) => `bytes ${thousands(range.from)}–${thousands(range.to)}`).join(" and ")
 
-/** A toolcap row's cell, with why it neither shows nor reaches the needle when it does not. */
-interface Measured {
-  readonly cell: Cell
-  readonly miss?: string
-}
-
 type Runtime = ManagedRuntime.ManagedRuntime<
   Budgets.Budgets | LineIndex.LineIndex | Workspace.Workspace | Scratch.Scratch | Supervisor.Supervisor,
   never
 >
 
+/** The loopback server of the download cases: `/whole/*` sends the body, `/cut/*` closes it early, the rest is 404. */
+const loopback = () => {
+  let started: Promise<string> | undefined
+  const server = http.createServer((request, response) => {
+    const body = Buffer.alloc(DOWNLOAD_BYTES, 0x61)
+    if (request.url?.startsWith("/whole/") === true) {
+      response.writeHead(200, { "content-length": DOWNLOAD_BYTES, "content-type": "application/gzip" })
+      response.end(body)
+    } else if (request.url?.startsWith("/cut/") === true) {
+      response.writeHead(200, { "content-length": DOWNLOAD_BYTES, "content-type": "application/gzip" })
+      // the sent part, then the connection closes short of the promised length
+      response.write(body.subarray(0, Math.floor(DOWNLOAD_BYTES * DOWNLOAD_CUT_SHARE)), () =>
+        response.socket?.end()
+      )
+    } else {
+      response.writeHead(404, { "content-type": "text/plain" })
+      response.end("not found\n")
+    }
+  })
+  return {
+    serve: () =>
+      (started ??= new Promise<string>((resolve) =>
+        server.listen(0, "127.0.0.1", () =>
+          resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+        )
+      )),
+    close: () =>
+      started === undefined
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
 const main = async (): Promise<void> => {
   const startedAt = performance.now()
   const loadBefore = loadAverage()
+  const count = await Tokens.o200k()
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bench-context-"))
   const workspace = path.join(tmp, "workspace")
   const dataDir = path.join(tmp, "data")
   const replays = path.join(tmp, "replay")
   fs.mkdirSync(workspace, { recursive: true })
   fs.mkdirSync(replays, { recursive: true })
+  const server = loopback()
   const runtimes: ReadonlyArray<{ readonly profile: Toolcap.ToolcapProfile; readonly runtime: Runtime }> =
     Toolcap.profiles.map((profile) => {
       const budgets = Layer.succeed(Budgets.Budgets, Toolcap.budgetsOf(profile))
@@ -115,20 +151,18 @@ const main = async (): Promise<void> => {
   const specRuntime = runtimes[0]!.runtime
   const modelText = ModelText.toolcapModelText
   try {
-    /** One more call of toolcap's own Grep over `place`, asked for the needle's pattern. */
-    const grepFor = async (runtime: Runtime, place: string, rule: NeedleRule, needle: Needle) => {
+    /** toolcap's own Grep over `place`, asked for the follow-up's term. */
+    const grepFor = async (runtime: Runtime, place: string, pattern: RegExp): Promise<Shown> => {
       const result = await runtime.runPromise(
-        Grep.grep({ pattern: rule.pattern.source, path: place, outputMode: "content" })
+        Grep.grep({ pattern: pattern.source, path: place, outputMode: "content" })
       )
       const shown =
         "matches" in result ? result.matches.filter((m) => m.context !== true).map((m) => m.text) : []
-      return {
-        tokens: estimate(modelText({ tool: "Grep", result })),
-        reachable: visibleIn(shown.join("\n"), needle)
-      }
+      return { text: modelText({ tool: "Grep", result }), shown: shown.join("\n") }
     }
 
-    const bashRow = async (runtime: Runtime, command: string) => {
+    /** One real Bash call; its streams in arrival order make the raw output. */
+    const bash = async (runtime: Runtime, command: string) => {
       const streams = { stdout: [] as Array<string>, stderr: [] as Array<string> }
       const arrival: Array<{ readonly stream: "stdout" | "stderr"; readonly data: string }> = []
       const result = await runtime.runPromise(
@@ -149,61 +183,16 @@ const main = async (): Promise<void> => {
         command,
         arrival
       }
-      const measure = async (needle: Needle, rule: NeedleRule): Promise<Measured> => {
-        const first = {
-          bytes: byteLength(result.output),
-          tokens: estimate(result.output),
-          truncated: result.truncated
-        }
-        if (visibleIn(result.output, needle))
-          return { cell: { ...first, visible: true, reachable: false, callTokens: 0 } }
-        const spill = result.spill[needle.stream]
-        const kept = result.truncation[needle.stream]
-        const excerpt =
-          kept === undefined
-            ? "nothing"
-            : kept.kept === "both"
-              ? `the first ${bytesText(kept.head?.bytes ?? 0)} and the last ${bytesText(kept.tail?.bytes ?? 0)}`
-              : `the ${kept.kept === "tail" ? "last" : "first"} ${bytesText(kept.keptBytes)}`
-        const where = `the needle starts at byte ${thousands(needle.byteOffset)} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps ${excerpt}`
-        if (spill === undefined || !result.output.includes(spill))
-          return {
-            cell: { ...first, visible: false, reachable: false, callTokens: 0 },
-            miss: `${where} and no spill file is named.`
-          }
-        const call = await grepFor(runtime, spill, rule, needle)
-        const cell = { ...first, visible: false, reachable: call.reachable, callTokens: call.tokens }
-        return call.reachable
-          ? { cell }
-          : {
-              cell,
-              miss: `${where} and a Grep of its spill file does not show it (the file holds ${spillHolds(kept?.spillCopy)}).`
-            }
-      }
-      return { raw, measure }
+      return { raw, result }
     }
 
-    const readRow = async (runtime: Runtime, file: string) => {
-      const result = await runtime.runPromise(Read.read({ path: file }))
-      const text = modelText({ tool: "Read", result })
-      const measure = async (needle: Needle, rule: NeedleRule): Promise<Measured> => {
-        const first = { bytes: byteLength(text), tokens: estimate(text), truncated: result.truncated }
-        // the needle is judged in the window's text, as the model reads it once decoded
-        if (visibleIn(result.content, needle))
-          return { cell: { ...first, visible: true, reachable: false, callTokens: 0 } }
-        const window = `the needle is on line ${thousands(needle.line)}; the window shows ${lineRange(result.offset, result.lineCount)}`
-        if (!result.truncated || result.notice === undefined)
-          return {
-            cell: { ...first, visible: false, reachable: false, callTokens: 0 },
-            miss: `${window} and names nothing more.`
-          }
-        const call = await grepFor(runtime, file, rule, needle)
-        const cell = { ...first, visible: false, reachable: call.reachable, callTokens: call.tokens }
-        return call.reachable
-          ? { cell }
-          : { cell, miss: `${window} and a Grep of the file does not show it.` }
-      }
-      return { result, measure }
+    /** The same bytes on the same streams with the same exit code, through another profile's Bash. */
+    const replay = async (runtime: Runtime, raw: RawOutput, name: string) => {
+      const base = path.join(replays, name)
+      fs.writeFileSync(`${base}.stdout`, raw.stdout)
+      fs.writeFileSync(`${base}.stderr`, raw.stderr)
+      const command = `cat ${JSON.stringify(`${base}.stdout`)}; cat ${JSON.stringify(`${base}.stderr`)} >&2; exit ${raw.exitCode}`
+      return (await bash(runtime, command)).result
     }
 
     const rows: Array<CaseRow> = []
@@ -211,33 +200,104 @@ const main = async (): Promise<void> => {
 
     async function runCase(corpusCase: CorpusCase): Promise<CaseRow> {
       const caseStart = performance.now()
-      const { command, file } = await corpusCase.setup({ workspace, repoRoot })
+      if (corpusCase.followUp.pattern.source === corpusCase.needle.pattern.source)
+        fail(`${corpusCase.id}: the follow-up is the needle's own pattern`)
+      const { command, file } = await corpusCase.setup({ workspace, repoRoot, serve: server.serve })
+      const followUp = corpusCase.followUp.pattern
+      // the re-run: the command (or, for a file, grep of it) filtered by the follow-up's term;
+      // produced once, through toolcap's Bash under spec, and given to every policy
+      const rerunCommand =
+        corpusCase.kind === "bash"
+          ? `{ ${command ?? fail(`${corpusCase.id} has no command`)}\n} 2>&1 | grep -E -e ${shellWord(followUp.source)}`
+          : `grep -E -e ${shellWord(followUp.source)} ${shellWord(file ?? fail(`${corpusCase.id} has no file`))}`
+      let rerunSpec: Promise<{ readonly raw: RawOutput; readonly result: Bash.BashResult }> | undefined
+      const rerunReal = () => (rerunSpec ??= bash(specRuntime, rerunCommand))
+      const rerunOf = async (profile: number): Promise<Shown> => {
+        const { raw: again, result } = await rerunReal()
+        const output =
+          profile === 0
+            ? result.output
+            : (await replay(runtimes[profile]!.runtime, again, `${corpusCase.id}-rerun-${profile}`)).output
+        return { text: output, shown: output }
+      }
+
       let raw: RawOutput
-      const measures: Array<(needle: Needle, rule: NeedleRule) => Promise<Measured>> = []
+      const firsts: Array<(needle: Needle) => { readonly run: PolicyRun; readonly where: string }> = []
       if (corpusCase.kind === "bash") {
-        const real = await bashRow(specRuntime, command ?? fail(`${corpusCase.id} has no command`))
+        const real = await bash(specRuntime, command!)
         raw = real.raw
-        measures.push(real.measure)
+        const results = [real.result]
         // every other profile gets exactly those bytes, on the same streams, with the same exit code
-        const base = path.join(replays, corpusCase.id)
-        fs.writeFileSync(`${base}.stdout`, raw.stdout)
-        fs.writeFileSync(`${base}.stderr`, raw.stderr)
-        const replay = `cat ${JSON.stringify(`${base}.stdout`)}; cat ${JSON.stringify(`${base}.stderr`)} >&2; exit ${raw.exitCode}`
-        for (const { runtime } of runtimes.slice(1)) measures.push((await bashRow(runtime, replay)).measure)
+        for (const { runtime } of runtimes.slice(1)) results.push(await replay(runtime, raw, corpusCase.id))
+        results.forEach((result, p) =>
+          firsts.push((needle) => {
+            const named = (["stdout", "stderr"] as const).flatMap((stream) => {
+              const spill = result.spill[stream]
+              return spill !== undefined && result.output.includes(spill) ? [spill] : []
+            })
+            const kept = result.truncation[needle.stream]
+            const excerpt =
+              kept === undefined
+                ? "nothing"
+                : kept.kept === "both"
+                  ? `the first ${bytesText(kept.head?.bytes ?? 0)} and the last ${bytesText(kept.tail?.bytes ?? 0)}`
+                  : `the ${kept.kept === "tail" ? "last" : "first"} ${bytesText(kept.keptBytes)}`
+            return {
+              run: {
+                first: { text: result.output, shown: result.output, truncated: result.truncated },
+                ...(named.length === 0
+                  ? {}
+                  : {
+                      searchSaved: (pattern: RegExp) =>
+                        Promise.all(named.map((spill) => grepFor(runtimes[p]!.runtime, spill, pattern)))
+                    }),
+                rerun: () => rerunOf(p)
+              },
+              where: `the needle starts at byte ${thousands(needle.byteOffset)} of ${needle.stream} (${bytesText(byteLength(raw[needle.stream]))}); the excerpt keeps ${excerpt}; ${named.length === 0 ? "no spill file is named, so the follow-up is the re-run" : `the follow-up searches ${named.length === 1 ? "the spill file" : "both spill files"} (${needle.stream}'s holds ${spillHolds(kept?.spillCopy)})`}`
+            }
+          })
+        )
       } else {
-        const name = file ?? fail(`${corpusCase.id} has no file`)
+        const name = file!
         raw = { stdout: fs.readFileSync(path.join(workspace, name), "utf8"), stderr: "" }
-        for (const { runtime } of runtimes) measures.push((await readRow(runtime, name)).measure)
+        for (const [p, { runtime }] of runtimes.entries()) {
+          const result = await runtime.runPromise(Read.read({ path: name }))
+          const text = modelText({ tool: "Read", result })
+          firsts.push((needle) => ({
+            run: {
+              // the needle is judged in the window's text, as the model reads it once decoded
+              first: { text, shown: result.content, truncated: result.truncated },
+              ...(result.truncated && result.notice !== undefined
+                ? { searchSaved: async (pattern: RegExp) => [await grepFor(runtime, name, pattern)] }
+                : {}),
+              rerun: () => rerunOf(p)
+            },
+            where: `the needle is on line ${thousands(needle.line)}; the window shows ${lineRange(result.offset, result.lineCount)}`
+          }))
+        }
       }
       const needle = locate(corpusCase.needle, raw)
-      const toolcap = await Promise.all(measures.map((measure) => measure(needle, corpusCase.needle)))
-      const peerCells = peers.map((peer): Cell => {
+      const toolcapRuns = firsts.map((first) => first(needle))
+      const cells: Array<Scored> = []
+      for (const { run } of toolcapRuns) cells.push(await score(run, needle, followUp, count))
+      const peerRerun = async (peer: string) => ({
+        raw: (await rerunReal()).raw,
+        savedPath: `/tmp/${slug(peer)}/tool-output/${corpusCase.id}-rerun.txt`
+      })
+      for (const peer of peers) {
         const view =
           corpusCase.kind === "bash"
             ? peer.shell.apply(raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
             : peer.read.apply({ kind: "file", path: `${PEER_WORKSPACE}/${file}`, content: raw.stdout })
-        return peerCell(peer, view, needle, corpusCase.needle.pattern, estimate)
-      })
+        cells.push(
+          await score(
+            peerRun(peer, view, () => peerRerun(peer.name)),
+            needle,
+            followUp,
+            count
+          )
+        )
+      }
       const row: CaseRow = {
         id: corpusCase.id,
         title: corpusCase.title,
@@ -245,29 +305,39 @@ const main = async (): Promise<void> => {
         ...(corpusCase.group === undefined ? {} : { group: corpusCase.group }),
         source:
           corpusCase.kind === "bash" ? `Bash: ${corpusCase.title}` : `Read \`${file}\`: ${corpusCase.title}`,
+        why: corpusCase.why,
+        followUp: `\`${corpusCase.followUp.pattern.source.replace(/\|/g, "\\|")}\`, from ${corpusCase.followUp.from}`,
+        ...(corpusCase.targetBytes === undefined ? {} : { targetBytes: corpusCase.targetBytes }),
         rawBytes: byteLength(raw.stdout) + byteLength(raw.stderr),
         rawLines: lineCount(raw.stdout) + lineCount(raw.stderr),
         needle: corpusCase.needle.describe,
         needleAt: `${needle.stream === "stderr" ? "stderr" : corpusCase.kind === "read" ? "file" : "stdout"} line ${thousands(needle.line)} of ${thousands(needle.totalLines)}`,
-        misses: toolcap.flatMap((measured, i) =>
-          measured.miss === undefined ? [] : [{ policy: runtimes[i]!.profile.name, why: measured.miss }]
+        misses: toolcapRuns.flatMap(({ where }, p) =>
+          cells[p]!.outcome === "lost"
+            ? [
+                {
+                  policy: runtimes[p]!.profile.name,
+                  why: `${where}; the follow-up \`${followUp.source}\` does not show it.`
+                }
+              ]
+            : []
         ),
-        cells: [...toolcap.map((measured) => measured.cell), ...peerCells]
+        cells
       }
       const marks = row.cells
         .map((cell) => {
-          const tokens = cell.tokens + cell.callTokens
-          return `${cell.visible ? "seen" : cell.reachable ? "1call" : "lost"}:${tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : tokens}`
+          const tokens = cell.tokens + cell.followUpTokens
+          return `${cell.outcome}:${tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : tokens}`
         })
         .join(" ")
       console.log(
-        `${corpusCase.id.padEnd(20)} raw ${(row.rawBytes / 1024).toFixed(0).padStart(6)} KB  needle ${row.needleAt.padEnd(32)} ${marks}  (${((performance.now() - caseStart) / 1000).toFixed(1)}s)`
+        `${corpusCase.id.padEnd(22)} raw ${(row.rawBytes / 1024).toFixed(0).padStart(6)} KB  needle ${row.needleAt.padEnd(32)} ${marks}  (${((performance.now() - caseStart) / 1000).toFixed(1)}s)`
       )
       for (const miss of row.misses) console.log(`  ${miss.policy} lost it: ${miss.why}`)
       return row
     }
 
-    const modelTextRows = await measureModelText(specRuntime, workspace, rows)
+    const modelTextRows = await measureModelText(specRuntime, workspace, rows, count)
 
     const policies: ReadonlyArray<PolicyInfo> = [
       ...runtimes.map(({ profile }) => ({
@@ -294,6 +364,10 @@ const main = async (): Promise<void> => {
         sources: peer.sources
       }))
     ]
+    const rungs = Array.from(
+      { length: SIZE_RUNGS },
+      (_, k) => `${thousands(Math.round(ladderBytes(k) / 1024))} KB`
+    )
     const results = {
       policies,
       rows,
@@ -302,15 +376,15 @@ const main = async (): Promise<void> => {
         modelText === ModelText.json
           ? "the result object serialised to JSON"
           : "plain text, as `ModelOutput` of `@toolcap/adapters` renders them on every host surface (no line numbers, the default)",
+      tokenizer: Tokens.TOKENIZER,
+      sizeRule: `The cases added with the second corpus that have a size knob are sized by one rule, fixed before any policy ran: the k-th of them in corpus order aims at 2 KB × 5000^(k/${SIZE_RUNGS - 1}) (${rungs.join(", ")}), reached by a count of units (files, tests, commits, packages) computed from the bytes one unit prints; the table shows the size aimed at beside the size measured. The other cases have the size their tool gives them.`,
       machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, Linux ${os.release()}, Node ${process.version}; load average ${loadBefore} before the run and ${loadAverage()} after; the run took ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ${new Date().toISOString().slice(0, 10)}`
     }
 
     for (const t of totals(results))
       console.log(
-        `${t.policy.padEnd(16)} ${t.tokens.toString().padStart(9)} tokens (${t.tokensWithCall.toString().padStart(9)} with the call)  seen ${t.visible}/${rows.length}  one more call ${t.reachable}  cut ${t.cut}`
+        `${t.policy.padEnd(16)} seen ${t.seen} saved ${t.saved} rerun ${t.rerun} lost ${t.lost}  score ${t.score}  ${t.tokens.toString().padStart(9)} tokens (${t.spent.toString().padStart(9)} with follow-ups, ${t.perNeedle ?? "-"} per needle)  ESC/CR ${t.control}`
       )
-    for (const t of targets(results))
-      console.log(`${t.met ? "met   " : "MISSED"} ${t.target}: ${t.measured}${t.met ? "" : ` (${t.why})`}`)
     for (const row of modelTextRows)
       console.log(
         `${row.call.padEnd(60)} json ${row.json}  plain ${row.plain}${row.numbered === undefined ? "" : `  numbered ${row.numbered}`}`
@@ -337,7 +411,7 @@ const main = async (): Promise<void> => {
         fs.readFileSync(README_FILE, "utf8"),
         `${REGION} summary`,
         [
-          `Context health, from [BENCHMARKS.md](BENCHMARKS.md) (${rows.length} real tool outputs, toolcap's real tools under two budget profiles against other hosts' tools modelled from their sources):`,
+          `Context health, from [BENCHMARKS.md](BENCHMARKS.md) (${rows.length} real tool outputs, toolcap's real tools under two budget profiles against other hosts' tools modelled from their sources; seen in the first result, reached with one follow-up from a saved copy or a filtered re-run, or lost; tokens: ${Tokens.TOKENIZER}):`,
           "",
           summaryTable(results)
         ].join("\n")
@@ -347,6 +421,7 @@ const main = async (): Promise<void> => {
       `wrote BENCHMARKS.md, ${CHART_FILE} and the README summary in ${((performance.now() - startedAt) / 1000).toFixed(1)}s (load average ${loadAverage()})`
     )
   } finally {
+    await server.close()
     for (const { runtime } of runtimes) {
       await runtime
         .runPromise(Effect.flatMap(Scratch.Scratch, (scratch) => scratch.removeSession))
@@ -368,7 +443,8 @@ const SAMPLE_PACKAGES = ["limits", "spill", "tools"]
 const measureModelText = async (
   runtime: Runtime,
   workspace: string,
-  rows: ReadonlyArray<CaseRow>
+  rows: ReadonlyArray<CaseRow>,
+  estimate: Tokens.Count
 ): Promise<ReadonlyArray<ModelTextRow>> => {
   const plain = ModelText.plain({ lineNumbers: false })
   const numbered = ModelText.plain({ lineNumbers: true })

@@ -10,7 +10,9 @@ import { cline } from "./peers/cline.js"
 import { codex } from "./peers/codex.js"
 import { geminiCli } from "./peers/geminiCli.js"
 import { opencode } from "./peers/opencode.js"
+import { pi } from "./peers/pi.js"
 import { rooCode } from "./peers/rooCode.js"
+import { rtk } from "./peers/rtk.js"
 
 /**
  * Every peer, in report order.
@@ -18,4 +20,13 @@ import { rooCode } from "./peers/rooCode.js"
  * @since 0.1.0
  * @category constructors
  */
-export const peers: ReadonlyArray<PeerPolicy> = [claudeCode, codex, opencode, geminiCli, rooCode, cline]
+export const peers: ReadonlyArray<PeerPolicy> = [
+  claudeCode,
+  codex,
+  opencode,
+  geminiCli,
+  rooCode,
+  cline,
+  pi,
+  rtk
+]

@@ -1,14 +1,15 @@
 /**
- * Renders the benchmark's results: the markdown section of BENCHMARKS.md (targets, tables and
- * method), the README summary, and the SVG chart. Pure: the figures come in, text goes out.
+ * Renders the benchmark's results: the markdown section of BENCHMARKS.md (summary, cases, the
+ * per-case grid and method), the README summary, and the SVG chart. Pure: the figures come in,
+ * text goes out.
  *
  * @since 0.1.0
  */
 import { Marker } from "@toolcap/limits"
 import type { Source } from "./Peer.js"
-import { type Cell, ONE_MORE_CALL_RULE } from "./Reach.js"
+import { FOLLOW_UP_CALL_TOKENS, OUTCOME_RULE, type Scored, spent } from "./Reach.js"
 
-export type { Cell } from "./Reach.js"
+export type { Scored } from "./Reach.js"
 
 /**
  * One policy's row header: its name, the version it was modelled from, how it is modelled.
@@ -33,17 +34,24 @@ export interface CaseRow {
   readonly id: string
   readonly title: string
   readonly kind: "bash" | "read"
-  /** The size band or shape the case stands for (`30–96 KB`, `needle mid-flood`), if any. */
+  /** The shape the case stands for (`needle mid-flood`), if any. */
   readonly group?: string
+  /** The call the agent makes: the command line, or the file read. */
   readonly source: string
+  /** Why a user would make it. */
+  readonly why: string
+  /** The case's one follow-up: its search term and where an agent gets it. */
+  readonly followUp: string
+  /** The size the size rule gave the case, when it is sized. */
+  readonly targetBytes?: number
   readonly rawBytes: number
   readonly rawLines: number
   readonly needle: string
   readonly needleAt: string
-  /** Why a toolcap row neither shows nor reaches the needle, by policy name. */
+  /** Why a toolcap row lost the needle, by policy name. */
   readonly misses: ReadonlyArray<{ readonly policy: string; readonly why: string }>
   /** One cell per policy, in `Results.policies` order. */
-  readonly cells: ReadonlyArray<Cell>
+  readonly cells: ReadonlyArray<Scored>
 }
 
 /**
@@ -70,6 +78,10 @@ export interface Results {
   readonly modelText: ReadonlyArray<ModelTextRow>
   /** How toolcap's Read, Grep and Glob results were counted (the model-text seam). */
   readonly toolcapModelText: string
+  /** The tokenizer every count comes from, named as the method states it. */
+  readonly tokenizer: string
+  /** The size rule of the sized cases, in one sentence. */
+  readonly sizeRule: string
   readonly machine: string
 }
 
@@ -79,14 +91,32 @@ export interface Results {
  */
 export interface PolicyTotals {
   readonly policy: string
+  readonly seen: number
+  readonly saved: number
+  readonly rerun: number
+  readonly lost: number
+  /** `seen + ½·(saved + rerun)`. */
+  readonly score: number
   readonly bytes: number
+  /** Tokens of the first results. */
   readonly tokens: number
-  /** Tokens of the first results plus every one more call made. */
-  readonly tokensWithCall: number
-  readonly visible: number
-  readonly reachable: number
+  /** Tokens of the first results, the follow-ups' results and their per-call overhead. */
+  readonly spent: number
+  /** `spent` over the needles seen or reached; undefined when none was. */
+  readonly perNeedle: number | undefined
+  readonly followUpCalls: number
+  /** First results holding an ESC or CR byte. */
+  readonly control: number
   readonly cut: number
 }
+
+/**
+ * The headline score of a policy: a needle seen counts 1, one reached with the follow-up ½.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const headline = (seen: number, reached: number): number => seen + reached / 2
 
 /**
  * Totals per policy.
@@ -97,104 +127,28 @@ export interface PolicyTotals {
 export const totals = (results: Results): ReadonlyArray<PolicyTotals> =>
   results.policies.map((policy, p) => {
     const cells = results.rows.map((row) => row.cells[p]!)
-    const sum = (f: (cell: Cell) => number) => cells.reduce((total, cell) => total + f(cell), 0)
+    const sum = (f: (cell: Scored) => number) => cells.reduce((total, cell) => total + f(cell), 0)
+    const counted = (outcome: Scored["outcome"]) => cells.filter((cell) => cell.outcome === outcome).length
+    const [seen, saved, rerun, lost] = [counted("seen"), counted("saved"), counted("rerun"), counted("lost")]
+    const total = sum(spent)
     return {
       policy: policy.name,
+      seen,
+      saved,
+      rerun,
+      lost,
+      score: headline(seen, saved + rerun),
       bytes: sum((cell) => cell.bytes),
       tokens: sum((cell) => cell.tokens),
-      tokensWithCall: sum((cell) => cell.tokens + cell.callTokens),
-      visible: cells.filter((cell) => cell.visible).length,
-      reachable: cells.filter((cell) => cell.reachable).length,
+      spent: total,
+      perNeedle: seen + saved + rerun === 0 ? undefined : Math.round(total / (seen + saved + rerun)),
+      followUpCalls: sum((cell) => cell.calls),
+      control: cells.filter((cell) => cell.control).length,
       cut: cells.filter((cell) => cell.truncated).length
     }
   })
 
-/**
- * A done-when target and whether the run met it.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Target {
-  readonly target: string
-  readonly measured: string
-  readonly met: boolean
-  /** Why it was missed (empty when met). */
-  readonly why: string
-}
-
-/** The toolcap rows the targets name. */
-export const SPEC = "toolcap spec"
-export const COMPACT = "toolcap compact"
-/** `compact` may spend at most this multiple of the cheapest peer that reaches every needle. */
-export const COMPACT_TOKEN_FACTOR = 1.5
-
 const thousands = (n: number): string => n.toLocaleString("en-US")
-
-/**
- * The done-when targets, evaluated on the results.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const targets = (results: Results): ReadonlyArray<Target> => {
-  const n = results.rows.length
-  const all = totals(results)
-  const byName = (name: string) => all.find((t) => t.policy === name)
-  const peerTotals = all.filter((_, p) => !results.policies[p]!.toolcap)
-  const lostCases = (name: string) => {
-    const p = results.policies.findIndex((policy) => policy.name === name)
-    return results.rows
-      .filter((row) => !row.cells[p]!.visible && !row.cells[p]!.reachable)
-      .map((row) => `\`${row.id}\``)
-  }
-  const out: Array<Target> = []
-  for (const name of [SPEC, COMPACT]) {
-    const t = byName(name)
-    if (t === undefined) continue
-    const reached = t.visible + t.reachable
-    out.push({
-      target: `${name} reaches every needle (seen or one call)`,
-      measured: `${reached} / ${n}`,
-      met: reached === n,
-      why: reached === n ? "" : `lost ${lostCases(name).join(", ")} (see "Where toolcap lost the needle")`
-    })
-  }
-  const compact = byName(COMPACT)
-  if (compact !== undefined && peerTotals.length > 0) {
-    const best = peerTotals.reduce((a, b) => (b.visible > a.visible ? b : a))
-    const compactAt = results.policies.findIndex((policy) => policy.name === COMPACT)
-    const bestAt = results.policies.findIndex((policy) => policy.name === best.policy)
-    const behind = results.rows
-      .filter((row) => row.cells[bestAt]!.visible && !row.cells[compactAt]!.visible)
-      .map((row) => `\`${row.id}\``)
-    out.push({
-      target: `${COMPACT} sees at least as many needles in the first result as the best peer`,
-      measured: `${compact.visible} against ${best.policy}'s ${best.visible}`,
-      met: compact.visible >= best.visible,
-      why:
-        compact.visible >= best.visible
-          ? ""
-          : `${best.policy} shows the needle in its first result where ${COMPACT} does not on ${behind.join(", ")}`
-    })
-    // the cheapest peer that reaches every needle; when none does, the cheapest of those that reach the most
-    const most = Math.max(...peerTotals.map((t) => t.visible + t.reachable))
-    const reachingMost = peerTotals.filter((t) => t.visible + t.reachable === most)
-    const cheapest = reachingMost.reduce((a, b) => (b.tokensWithCall < a.tokensWithCall ? b : a))
-    const ratio = compact.tokensWithCall / cheapest.tokensWithCall
-    const against =
-      most === n
-        ? ""
-        : ` (no peer reaches every needle; ${cheapest.policy} is the cheapest of those reaching ${most})`
-    out.push({
-      target: `${COMPACT} spends at most ${COMPACT_TOKEN_FACTOR}× the tokens of the cheapest peer that reaches every needle (tokens including the one more call)`,
-      measured: `${thousands(compact.tokensWithCall)} against ${cheapest.policy}'s ${thousands(cheapest.tokensWithCall)}: ${ratio.toFixed(2)}×${against}`,
-      met: ratio <= COMPACT_TOKEN_FACTOR,
-      why: ratio <= COMPACT_TOKEN_FACTOR ? "" : `${ratio.toFixed(2)}× is over ${COMPACT_TOKEN_FACTOR}×`
-    })
-  }
-  return out
-}
 
 const tokensShort = (n: number): string =>
   n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : `${n}`
@@ -206,7 +160,12 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
     ...rows.map((row) => `| ${row.join(" | ")} |`)
   ].join("\n")
 
-const mark = (cell: Cell): string => (cell.visible ? "✅ seen" : cell.reachable ? "↪ 1 call" : "❌ lost")
+const MARKS: Record<Scored["outcome"], string> = {
+  seen: "✅ seen",
+  saved: "↪ saved",
+  rerun: "🔁 re-run",
+  lost: "❌ lost"
+}
 
 /**
  * The summary table (also quoted in the README).
@@ -220,29 +179,31 @@ export const summaryTable = (results: Results): string => {
     [
       "policy",
       "version",
-      "seen in the first result",
-      "reached with one more call",
-      "seen or reached",
+      "seen",
+      "saved copy",
+      "re-run",
+      "lost",
+      "seen + ½·reached",
       "tokens, first results",
-      "tokens, with the one more call"
+      "tokens, with follow-ups",
+      "tokens per needle",
+      "first results with ESC/CR"
     ],
     totals(results).map((t, p) => [
       t.policy,
       results.policies[p]!.version,
-      `${t.visible} / ${n}`,
-      `${t.reachable} / ${n}`,
-      `**${t.visible + t.reachable} / ${n}**`,
+      `${t.seen} / ${n}`,
+      `${t.saved}`,
+      `${t.rerun}`,
+      `${t.lost}`,
+      `**${t.score}**`,
       thousands(t.tokens),
-      thousands(t.tokensWithCall)
+      thousands(t.spent),
+      t.perNeedle === undefined ? "—" : thousands(t.perNeedle),
+      `${t.control}`
     ])
   )
 }
-
-const targetTable = (results: Results): string =>
-  table(
-    ["target", "measured", "met"],
-    targets(results).map((t) => [t.target, t.measured, t.met ? "✅ met" : `❌ missed: ${t.why}`])
-  )
 
 const percent = (a: number, b: number): string => `${(((a - b) / b) * 100).toFixed(0)}%`
 
@@ -288,6 +249,16 @@ const modelTextSection = (results: Results): Array<string> => {
 }
 
 /**
+ * One cell of the grid: the outcome, then the first result's tokens and, after `+`, what the
+ * follow-up cost (its results and overhead).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const gridCell = (cell: Scored): string =>
+  `${MARKS[cell.outcome]} · ${tokensShort(cell.tokens)}${cell.calls > 0 ? ` + ${tokensShort(spent(cell) - cell.tokens)}` : ""}${cell.truncated ? "" : " (whole)"}${cell.control ? " ␛" : ""}`
+
+/**
  * The BENCHMARKS.md section (without its begin/end comments).
  *
  * @since 0.1.0
@@ -296,24 +267,28 @@ const modelTextSection = (results: Results): Array<string> => {
 export const section = (results: Results, chartFile: string): string => {
   const n = results.rows.length
   const caseTable = table(
-    ["case", "agent's call", "raw output", "needle (located by rule)", "where"],
+    [
+      "case",
+      "agent's call",
+      "why a user makes it",
+      "follow-up",
+      "raw output",
+      "needle (located by rule)",
+      "where"
+    ],
     results.rows.map((row) => [
       `\`${row.id}\`${row.group === undefined ? "" : ` (${row.group})`}`,
       row.source,
-      `${Marker.formatBytes(row.rawBytes)}, ${thousands(row.rawLines)} ${row.rawLines === 1 ? "line" : "lines"}`,
+      row.why,
+      row.followUp,
+      `${Marker.formatBytes(row.rawBytes)}, ${thousands(row.rawLines)} ${row.rawLines === 1 ? "line" : "lines"}${row.targetBytes === undefined ? "" : ` (sized: ${Marker.formatBytes(row.targetBytes)})`}`,
       row.needle,
       row.needleAt
     ])
   )
-  const matrix = table(
+  const grid = table(
     ["case", ...results.policies.map((policy) => policy.name)],
-    results.rows.map((row) => [
-      `\`${row.id}\``,
-      ...row.cells.map(
-        (cell) =>
-          `${mark(cell)} · ${tokensShort(cell.tokens)}${cell.callTokens > 0 ? ` + ${tokensShort(cell.callTokens)}` : ""} tok${cell.truncated ? "" : " (whole)"}`
-      )
-    ])
+    results.rows.map((row) => [`\`${row.id}\``, ...row.cells.map(gridCell)])
   )
   const lost = results.rows.flatMap((row) =>
     row.misses.map((miss) => `- \`${row.id}\`, ${miss.policy}: ${miss.why}`)
@@ -327,17 +302,15 @@ export const section = (results: Results, chartFile: string): string => {
   return [
     "## Context health",
     "",
-    `How much of an agent's context each tool-output policy spends on ${n} real outputs, and whether the one line the agent needs (the needle) reaches it in the first result or with one more call. toolcap runs its real Read, Bash and Grep tools twice, under its \`spec\` budgets and its \`compact\` budgets; the other hosts' shell, read and search tools are modelled from their sources at the versions named below. Generated by \`pnpm bench:context\`; nothing in this section is typed by hand.`,
+    `How much of an agent's context each tool-output policy spends on ${n} real outputs, and whether the one line the agent needs (the needle) reaches it: seen in the first result, reached with the case's one follow-up from a saved copy or by one filtered re-run, or lost. toolcap runs its real Read, Bash and Grep tools twice, under its \`spec\` budgets and its \`compact\` budgets; the other hosts' shell, read and search tools are modelled from their sources at the versions named below. Generated by \`pnpm bench:context\`; nothing in this section is typed by hand.`,
     "",
     `![context spent and needles per policy](${chartFile})`,
     "",
     summaryTable(results),
     "",
-    `Tokens are estimated with \`@toolcap/checkpoint\`'s default \`TokenEstimator\` (one pass, a fixed weight per character class, tuned against the o200k and cl100k tokenizers) for every policy alike. "Tokens, with the one more call" adds the search result of every case where the rule below made one.`,
+    `Tokens are counted with ${results.tokenizer}, for every policy alike. "Tokens, with follow-ups" adds each follow-up call's result and ${FOLLOW_UP_CALL_TOKENS} tokens of overhead per call (the model's call and its framing); "tokens per needle" divides that by the needles seen or reached. "First results with ESC/CR": raw model text still holds terminal control bytes (colour codes, carriage-return progress) where the output had them; rendering them is left to a later change, so they are counted, not removed.`,
     "",
-    "### Targets",
-    "",
-    targetTable(results),
+    "This section sets no toolcap target: it is the measuring stick the next change is judged by.",
     "",
     "### Cases",
     "",
@@ -345,20 +318,22 @@ export const section = (results: Results, chartFile: string): string => {
     "",
     "### Every case through every policy",
     "",
-    "✅ seen: the needle's line is in the first result; ↪ 1 call: not seen, one more call reaches it; ❌ lost: neither. Then the estimated tokens of the first result, `+` those of the one more call when one was made; `(whole)`: the first result passed the output uncut.",
+    "✅ seen: the needle's line is in the first result; ↪ saved: the follow-up over the saved copy (or the file) the first result names shows it; 🔁 re-run: the filtered re-run shows it; ❌ lost: neither. Then the tokens of the first result and, after `+`, of the follow-up (its results and overhead); `(whole)`: the first result passed the output uncut; ␛: the first result holds an ESC or CR byte.",
     "",
-    matrix,
+    grid,
     "",
     "### Where toolcap lost the needle",
     "",
-    lost.length === 0 ? "Nowhere: every needle was seen or one call away." : lost.join("\n"),
+    lost.length === 0 ? "Nowhere: every needle was seen or reached." : lost.join("\n"),
     "",
     ...modelTextSection(results),
     "### Method",
     "",
-    "Each case is produced on this machine at bench time: the generated projects are compiled and tested by the real compilers and runners, git, find and grep print their real output, and files are read as they are. A Bash case runs once, through toolcap's Bash tool under `spec`; the chunks its streams emitted are the raw output every peer model receives, and `compact` runs a command that prints exactly those bytes on the same streams with the same exit code. A file case is read by each policy's own Read tool with its defaults (no offset, no limit). The needle is located in the raw output by the rule in the table; it counts as seen when the text reaching the model holds it as a whole line (without a line-number prefix the tool adds; for a line longer than 500 characters, the match with 40 characters either side).",
+    "Each case is produced on this machine at bench time: the generated projects are compiled and tested by the real compilers and runners, git, find, grep, curl, wget and npm print their real output (the downloads from a loopback HTTP server the run starts and stops), and files are read as they are. A Bash case runs once, through toolcap's Bash tool under `spec`; the chunks its streams emitted are the raw output every peer model receives, and `compact` runs a command that prints exactly those bytes on the same streams with the same exit code. A re-run is produced the same way, once per case, and given to every policy's shell. A file case is read by each policy's own Read tool with its defaults (no offset, no limit). The needle is located in the raw output by the rule in the table; it counts as seen when the text reaching the model holds it as a whole line (without a line-number prefix the tool adds; for a line longer than 500 characters, the match with 40 characters either side).",
     "",
-    `**One more call, one rule for every policy.** ${ONE_MORE_CALL_RULE}`,
+    `**Outcomes, one rule for every policy.** ${OUTCOME_RULE}`,
+    "",
+    `**Sizes.** ${results.sizeRule}`,
     "",
     `toolcap's Read, Grep and Glob results are counted as ${results.toolcapModelText}; Bash as its \`output\` text.`,
     "",
@@ -374,15 +349,15 @@ const escapeXml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
 /**
- * The chart: context spent per policy with the one more call (left) and needles seen / one call
- * away / lost (right).
+ * The chart: context spent per policy with its follow-ups (left) and needles seen / reached from
+ * a saved copy / reached by a re-run / lost (right).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const chart = (results: Results): string => {
   const rows = totals(results)
-  const n = results.rows.length
+  const n = Math.max(results.rows.length, 1)
   const width = 900
   const top = 64
   const rowHeight = 34
@@ -393,15 +368,22 @@ export const chart = (results: Results): string => {
   // room for the largest figure after the longest bar
   const rightX = leftX + leftWidth + 90
   const rightWidth = width - rightX - 20
-  const maxTokens = Math.max(...rows.map((r) => r.tokensWithCall), 1)
-  const colours = { spent: "#5b6c8f", seen: "#2e8b57", call: "#9fd3b4", lost: "#d9d9d9", toolcap: "#1f4e9c" }
+  const maxTokens = Math.max(...rows.map((r) => r.spent), 1)
+  const colours = {
+    spent: "#5b6c8f",
+    seen: "#2e8b57",
+    saved: "#9fd3b4",
+    rerun: "#e3c16f",
+    lost: "#d9d9d9",
+    toolcap: "#1f4e9c"
+  }
   const parts: Array<string> = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="13">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${leftX}" y="24" font-size="15" font-weight="bold">Context spent (estimated tokens)</text>`,
-    `<text x="${leftX}" y="44" fill="#555">${n} real outputs, with the one more call · shorter is better</text>`,
-    `<text x="${rightX}" y="24" font-size="15" font-weight="bold">Needles (of ${n})</text>`,
-    `<text x="${rightX}" y="44" fill="#555">seen · one more call · lost</text>`
+    `<text x="${leftX}" y="24" font-size="15" font-weight="bold">Context spent (${escapeXml(results.tokenizer.replace(/`/g, "").split(" ")[0]!)} tokens)</text>`,
+    `<text x="${leftX}" y="44" fill="#555">${results.rows.length} real outputs, with follow-ups · shorter is better</text>`,
+    `<text x="${rightX}" y="24" font-size="15" font-weight="bold">Needles (of ${results.rows.length})</text>`,
+    `<text x="${rightX}" y="44" fill="#555">seen · saved copy · re-run · lost</text>`
   ]
   rows.forEach((row, i) => {
     const y = top + i * rowHeight
@@ -409,28 +391,32 @@ export const chart = (results: Results): string => {
     parts.push(
       `<text x="${labelWidth}" y="${y + 17}" text-anchor="end"${isToolcap ? ' font-weight="bold"' : ""}>${escapeXml(row.policy)}</text>`
     )
-    const spentWidth = Math.max((row.tokensWithCall / maxTokens) * leftWidth, 1)
+    const spentWidth = Math.max((row.spent / maxTokens) * leftWidth, 1)
     parts.push(
       `<rect x="${leftX}" y="${y + 4}" width="${spentWidth.toFixed(1)}" height="18" fill="${isToolcap ? colours.toolcap : colours.spent}"/>`,
-      `<text x="${(leftX + spentWidth + 6).toFixed(1)}" y="${y + 17}">${thousands(row.tokensWithCall)}</text>`
+      `<text x="${(leftX + spentWidth + 6).toFixed(1)}" y="${y + 17}">${thousands(row.spent)}</text>`
     )
     const unit = rightWidth / n
-    const seenWidth = row.visible * unit
-    const callWidth = row.reachable * unit
-    const lostWidth = (n - row.visible - row.reachable) * unit
-    parts.push(
-      `<rect x="${rightX}" y="${y + 4}" width="${seenWidth.toFixed(1)}" height="18" fill="${colours.seen}"/>`,
-      `<rect x="${(rightX + seenWidth).toFixed(1)}" y="${y + 4}" width="${callWidth.toFixed(1)}" height="18" fill="${colours.call}"/>`,
-      `<rect x="${(rightX + seenWidth + callWidth).toFixed(1)}" y="${y + 4}" width="${lostWidth.toFixed(1)}" height="18" fill="${colours.lost}"/>`,
-      `<text x="${rightX + 6}" y="${y + 17}" fill="#ffffff">${row.visible > 0 ? row.visible : ""}</text>`,
-      `<text x="${(rightX + seenWidth + 6).toFixed(1)}" y="${y + 17}" fill="#1b4d32">${row.reachable > 0 ? row.reachable : ""}</text>`,
-      `<text x="${(rightX + seenWidth + callWidth + 6).toFixed(1)}" y="${y + 17}" fill="#555">${n - row.visible - row.reachable > 0 ? n - row.visible - row.reachable : ""}</text>`
-    )
+    let x = rightX
+    for (const [count, colour, ink] of [
+      [row.seen, colours.seen, "#ffffff"],
+      [row.saved, colours.saved, "#1b4d32"],
+      [row.rerun, colours.rerun, "#5a4500"],
+      [row.lost, colours.lost, "#555"]
+    ] as const) {
+      const w = count * unit
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="18" fill="${colour}"/>`,
+        `<text x="${(x + 4).toFixed(1)}" y="${y + 17}" fill="${ink}">${count > 0 ? count : ""}</text>`
+      )
+      x += w
+    }
   })
   const legendY = top + rows.length * rowHeight + 24
   const legend: ReadonlyArray<readonly [string, string]> = [
-    [colours.seen, "needle seen in the first result"],
-    [colours.call, "not seen, one more call reaches it"],
+    [colours.seen, "seen in the first result"],
+    [colours.saved, "follow-up over the saved copy"],
+    [colours.rerun, "filtered re-run"],
     [colours.lost, "lost"]
   ]
   let legendX = leftX

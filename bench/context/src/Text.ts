@@ -190,3 +190,47 @@ export const sizeText = (bytes: number): string =>
     : bytes < 1024 * 1024
       ? `${(bytes / 1024).toFixed(1)}KB`
       : `${(bytes / 1024 / 1024).toFixed(1)}MB`
+
+/**
+ * The one text a host that captures both streams into one file (or one pipe) sees: the chunks in
+ * the order they arrived; stdout then stderr when the arrival order is not known (a file's text).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const arrivalText = (raw: RawOutput): string =>
+  raw.arrival === undefined ? combined(raw) : raw.arrival.map((chunk) => chunk.data).join("")
+
+/**
+ * The tail cut opencode and pi share: whole lines from the end until `maxLines` lines or
+ * `maxBytes` bytes (a newline between two kept lines counts one byte), or the end of the last line
+ * (from a code point boundary) when that line alone is larger. Lines are split at `\n` only.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tailLines = (
+  text: string,
+  maxLines: number,
+  maxBytes: number
+): { readonly text: string; readonly cut: boolean; readonly lines: number; readonly partial: boolean } => {
+  const lines = text.split("\n")
+  if (lines.length <= maxLines && byteLength(text) <= maxBytes)
+    return { text, cut: false, lines: lines.length, partial: false }
+  const kept: Array<string> = []
+  let bytes = 0
+  let partial = false
+  for (let i = lines.length - 1; i >= 0 && kept.length < maxLines; i--) {
+    const size = byteLength(lines[i]!) + (kept.length > 0 ? 1 : 0)
+    if (bytes + size > maxBytes) {
+      if (kept.length === 0) {
+        kept.unshift(tailBytes(lines[i]!, maxBytes))
+        partial = true
+      }
+      break
+    }
+    kept.unshift(lines[i]!)
+    bytes += size
+  }
+  return { text: kept.join("\n"), cut: true, lines: kept.length, partial }
+}

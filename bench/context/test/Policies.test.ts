@@ -17,16 +17,21 @@ import {
   CLAUDE_CODE_PREVIEW_CHARS,
   CLAUDE_CODE_READ_MAX_BYTES,
   CLAUDE_CODE_READ_MAX_TOKENS,
-  claudeCode
+  CLAUDE_CODE_ERROR_KEEP_CHARS,
+  CLAUDE_CODE_ERROR_SLACK_CHARS,
+  CLAUDE_CODE_FAILED_CAPTURE_BYTES,
+  claudeCode,
+  claudeCodeFails
 } from "../src/peers/claudeCode.js"
 import {
   CLINE_LINE_CHARS,
   CLINE_MAX_OUTPUT_CHARS,
   CLINE_READ_CHARS,
   CLINE_READ_LINES,
+  CLINE_TOOL_RESULT_CHARS,
   cline
 } from "../src/peers/cline.js"
-import { CODEX_BYTES_PER_TOKEN, CODEX_MAX_OUTPUT_TOKENS, codex } from "../src/peers/codex.js"
+import { CODEX_BYTES_PER_TOKEN, CODEX_MAX_OUTPUT_TOKENS, codex, codexAggregate } from "../src/peers/codex.js"
 import {
   GEMINI_GREP_MAX_MATCHES,
   GEMINI_HEAD_SHARE,
@@ -44,9 +49,11 @@ import {
   opencode
 } from "../src/peers/opencode.js"
 import { ROO_LINE_CHARS, ROO_PREVIEW_BYTES, ROO_READ_LINES, rooCode } from "../src/peers/rooCode.js"
+import { PI_GREP_LIMIT, pi } from "../src/peers/pi.js"
+import { rtk } from "../src/peers/rtk.js"
 import { peers } from "../src/Policies.js"
 import { peerCell } from "../src/Reach.js"
-import { byteLength, combined, type RawOutput, splitLines } from "../src/Text.js"
+import { byteLength, combined, headBytes, type RawOutput, splitLines } from "../src/Text.js"
 
 const runs = { fastCheck: { numRuns: 120 } }
 const SAVED = "/tmp/saved/case.txt"
@@ -83,6 +90,45 @@ const raw: fc.Arbitrary<RawOutput> = fc.record({
   exitCode: fc.constantFrom(0, 1, 2)
 })
 
+/** Commands the failure path classifies differently, and the arrival of both streams in chunks. */
+const failing: fc.Arbitrary<RawOutput> = fc
+  .record({
+    chunks: fc.array(
+      fc.record({ stream: fc.constantFrom("stdout" as const, "stderr" as const), data: stream }),
+      {
+        minLength: 1,
+        maxLength: 4
+      }
+    ),
+    exitCode: fc.constantFrom(1, 2, 3, 127),
+    command: fc.constantFrom(
+      "grep -n x f",
+      "rg x",
+      "git diff",
+      "git -C repo grep x",
+      "npm test",
+      "cd a && grep x f",
+      "grep x f | wc -l",
+      "npx vitest run",
+      "test -f x"
+    )
+  })
+  .map(({ chunks, command, exitCode }) => ({
+    stdout: chunks
+      .filter((chunk) => chunk.stream === "stdout")
+      .map((chunk) => chunk.data)
+      .join(""),
+    stderr: chunks
+      .filter((chunk) => chunk.stream === "stderr")
+      .map((chunk) => chunk.data)
+      .join(""),
+    exitCode,
+    command,
+    arrival: chunks
+  }))
+
+const longestStream = (input: RawOutput): number => Math.max(input.stdout.length, input.stderr.length)
+
 const hasSplitCharacter = (text: string): boolean => text.includes("\uFFFD") || /\p{Surrogate}/u.test(text)
 
 /** Laws every shell cut shares; `base` is the text the host cuts. */
@@ -108,11 +154,12 @@ const shellLaws = (view: View, base: string): void => {
 
 describe("peer shell models", () => {
   it.prop(
-    "Claude Code: whole up to 30,000 characters, else a 2,000-character preview and the saved file",
+    "Claude Code: a command that succeeds passes whole up to 30,000 characters, else a 2,000-character preview and the saved file",
     { input: raw },
     ({ input }) => {
-      const view = claudeCode.shell.apply(input, SAVED)
-      const base = combined(input)
+      const succeeded = { ...input, exitCode: 0 }
+      const view = claudeCode.shell.apply(succeeded, SAVED)
+      const base = combined(succeeded)
         .replace(/^(\s*\n)+/, "")
         .trimEnd()
       shellLaws(view, base)
@@ -128,16 +175,147 @@ describe("peer shell models", () => {
   )
 
   it.prop(
-    "Codex: within 10,000 tokens × 4 bytes, head and tail half each, no saved copy",
+    "Claude Code: a failed command is `Exit code N` and the first 30,000 bytes of its one output file, cut to 5,000 + 5,000 characters past 11,024, nothing saved",
+    { input: failing },
+    ({ input }) => {
+      const view = claudeCode.shell.apply(input, SAVED)
+      const exitCode = input.exitCode!
+      const fails = claudeCodeFails(input.command, exitCode)
+      if (!fails) {
+        assert.notMatch(view.text, /^Exit code /, "an exit the host accepts takes the success path")
+        return
+      }
+      assert.isUndefined(view.location, "a failed command saves nothing")
+      assert.notInclude(view.text, "<persisted-output>")
+      const file = input.arrival!.map((chunk) => chunk.data).join("")
+      const captured = headBytes(file, CLAUDE_CODE_FAILED_CAPTURE_BYTES)
+      assert.isAtMost(byteLength(captured), CLAUDE_CODE_FAILED_CAPTURE_BYTES)
+      const message = `Exit code ${exitCode}\n${captured}`.trim()
+      const limit = CLAUDE_CODE_ERROR_KEEP_CHARS + CLAUDE_CODE_ERROR_SLACK_CHARS
+      assert.isFalse(hasSplitCharacter(view.text))
+      if (message.length <= limit) {
+        assert.strictEqual(view.text, message)
+        assert.strictEqual(view.truncated, captured.length < file.length)
+        return
+      }
+      assert.isTrue(view.truncated)
+      const marker = /\n\n\.\.\. \[(\d+) characters truncated\] \.\.\.\n\n/.exec(view.text)
+      assert.isNotNull(marker, "a cut message says how much it dropped")
+      const first = view.text.slice(0, marker!.index)
+      const last = view.text.slice(marker!.index + marker![0].length)
+      assert.isTrue(message.startsWith(first) && message.endsWith(last), "head and tail of the message")
+      assert.isAtMost(first.length, CLAUDE_CODE_ERROR_KEEP_CHARS / 2)
+      assert.isAtLeast(first.length, CLAUDE_CODE_ERROR_KEEP_CHARS / 2 - 1)
+      assert.isAtMost(last.length, CLAUDE_CODE_ERROR_KEEP_CHARS / 2)
+      assert.isAtLeast(last.length, CLAUDE_CODE_ERROR_KEEP_CHARS / 2 - 1)
+      assert.strictEqual(Number(marker![1]), message.length - first.length - last.length)
+    },
+    runs
+  )
+
+  it("Claude Code: the failure text, exactly (the streams in arrival order; a long message's 5,000 + 5,000)", () => {
+    const interleaved: RawOutput = {
+      stdout: "one\nthree\n",
+      stderr: "two\n",
+      exitCode: 1,
+      command: "make check",
+      arrival: [
+        { stream: "stdout", data: "one\n" },
+        { stream: "stderr", data: "two\n" },
+        { stream: "stdout", data: "three\n" }
+      ]
+    }
+    const small = claudeCode.shell.apply(interleaved, SAVED)
+    assert.deepStrictEqual(
+      [small.text, small.truncated, small.location],
+      ["Exit code 1\none\ntwo\nthree", false, undefined]
+    )
+    const lines = "a\n".repeat(8000)
+    const long = claudeCode.shell.apply(
+      {
+        stdout: lines,
+        stderr: "",
+        exitCode: 2,
+        command: "npm test",
+        arrival: [{ stream: "stdout", data: lines }]
+      },
+      SAVED
+    )
+    assert.strictEqual(
+      long.text,
+      `Exit code 2\n${"a\n".repeat(2494)}\n\n... [6011 characters truncated] ...\n\n${"\na".repeat(2500)}`
+    )
+    assert.isUndefined(long.location)
+  })
+
+  it("Claude Code: the error carries the first 30,000 bytes of the output file only", () => {
+    const wide = "é".repeat(40_000)
+    const view = claudeCode.shell.apply(
+      { stdout: wide, stderr: "", exitCode: 1, command: "make", arrival: [{ stream: "stdout", data: wide }] },
+      SAVED
+    )
+    // 30,000 bytes are 15,000 two-byte characters: the message is 15,012 characters, 5,012 dropped
+    assert.include(view.text, "\n\n... [5012 characters truncated] ...\n\n")
+    assert.isTrue(view.text.startsWith(`Exit code 1\n${"é".repeat(4988)}`))
+  })
+
+  it("Claude Code: exit 1 of grep, rg, egrep, fgrep, find, diff, test, [, git diff and git grep is not a failure", () => {
+    const output = `${"match\n".repeat(6000)}`
+    for (const command of [
+      "grep -rn x .",
+      "rg x",
+      "egrep x f",
+      "fgrep x f",
+      "find . -name x",
+      "diff a b",
+      "test -f x",
+      "[ -f x ]",
+      "git diff",
+      "git -C repo grep x",
+      "cd src && grep x f",
+      "cat f | grep x"
+    ]) {
+      const exitOne = {
+        stdout: output,
+        stderr: "",
+        exitCode: 1,
+        command,
+        arrival: [{ stream: "stdout" as const, data: output }]
+      }
+      const view = claudeCode.shell.apply(exitOne, SAVED)
+      assert.include(view.text, "<persisted-output>", command)
+      assert.isDefined(view.location, command)
+      const failed = claudeCode.shell.apply({ ...exitOne, exitCode: 2 }, SAVED)
+      assert.isTrue(failed.text.startsWith("Exit code 2\n"), command)
+      assert.isUndefined(failed.location, command)
+    }
+    for (const command of ["grep x f | wc -l", "git log", "npx vitest run", "python3 -m pytest", undefined]) {
+      const view = claudeCode.shell.apply(
+        {
+          stdout: output,
+          stderr: "",
+          exitCode: 1,
+          arrival: [{ stream: "stdout", data: output }],
+          ...(command === undefined ? {} : { command })
+        },
+        SAVED
+      )
+      assert.isTrue(view.text.startsWith("Exit code 1\n"), String(command))
+    }
+  })
+
+  it.prop(
+    "Codex: shell_command's reply, its output within 10,000 tokens × 4 bytes, head and tail half each, no saved copy",
     { input: raw },
     ({ input }) => {
       const view = codex.shell.apply(input, SAVED)
-      const base = combined(input)
+      const base = codexAggregate(input)
       const budget = CODEX_MAX_OUTPUT_TOKENS * CODEX_BYTES_PER_TOKEN
       shellLaws(view, base)
       assert.strictEqual(view.truncated, byteLength(base) > budget)
       assert.isUndefined(view.location)
-      assert.include(view.text, `Process exited with code ${input.exitCode}`)
+      assert.isTrue(view.text.startsWith(`Exit code: ${input.exitCode}\nWall time: `))
+      assert.notInclude(view.text, "Process exited with code", "not exec_command's header")
       if (view.truncated) {
         assert.isAtMost(byteLength(view.head), budget / 2)
         assert.isAtMost(byteLength(view.tail), budget / 2)
@@ -146,6 +324,35 @@ describe("peer shell models", () => {
     },
     runs
   )
+
+  it("Codex: the shell_command reply, exactly; stdout before stderr, each stream's first 1 MiB", () => {
+    const small = codex.shell.apply(
+      {
+        stdout: "hello\n",
+        stderr: "oops\n",
+        exitCode: 1,
+        arrival: [
+          { stream: "stderr", data: "oops\n" },
+          { stream: "stdout", data: "hello\n" }
+        ]
+      },
+      SAVED
+    )
+    assert.strictEqual(small.text, "Exit code: 1\nWall time: 0.1 seconds\nOutput:\nhello\noops\n")
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}\n`).join("")
+    const long = codex.shell.apply({ stdout: lines, stderr: "", exitCode: 0 }, SAVED)
+    assert.isTrue(
+      long.text.startsWith(
+        "Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 20000\nOutput:\nline 0\n"
+      )
+    )
+    const flood = "a".repeat(2 * 1024 * 1024)
+    const joined = codexAggregate({ stdout: flood, stderr: "b".repeat(10), exitCode: 1 })
+    assert.strictEqual(joined, `${"a".repeat(1024 * 1024 - 10)}${"b".repeat(10)}`)
+    const both = codexAggregate({ stdout: flood, stderr: "b".repeat(2 * 1024 * 1024), exitCode: 1 })
+    // past 1 MiB together: a third for stdout, the rest for stderr
+    assert.isTrue(both === `${"a".repeat(349_525)}${"b".repeat(1024 * 1024 - 349_525)}`)
+  })
 
   it.prop(
     "opencode: whole within 2000 lines and 50 KB, else whole lines of the tail and the saved file",
@@ -214,31 +421,47 @@ describe("peer shell models", () => {
   )
 
   it.prop(
-    "Cline: within 48,000 characters, head and tail half each, no saved copy",
+    "Cline: the command cut of 48,000 characters, then every result cut to 8,000, no saved copy",
     { input: raw },
     ({ input }) => {
       const view = cline.shell.apply(input, SAVED)
-      assert.isFalse(hasSplitCharacter(view.text))
+      assert.isAtMost(view.text.length, CLINE_TOOL_RESULT_CHARS, "never more than 8,000 characters")
       assert.isUndefined(view.location)
-      const longest = Math.max(input.stdout.length, input.stderr.length)
-      if (input.stdout.length + input.stderr.length + 10 <= CLINE_MAX_OUTPUT_CHARS) {
+      const exit = (input.exitCode ?? 0) === 0 ? "" : `[Command exited with code ${input.exitCode}]\n`
+      const executor = `${exit}${input.stdout}${input.stderr === "" ? "" : `\n[stderr]\n${input.stderr}`}`
+      if (executor.length <= CLINE_TOOL_RESULT_CHARS) {
         assert.isFalse(view.truncated)
-        assert.include(view.text, input.stdout)
-        assert.include(view.text, input.stderr)
+        assert.strictEqual(view.text, executor, "a result within 8,000 characters is passed as it is")
+        return
       }
-      if (longest > CLINE_MAX_OUTPUT_CHARS) assert.isTrue(view.truncated)
-      if (view.truncated) {
-        assert.isAtMost(view.head.length, CLINE_MAX_OUTPUT_CHARS / 2)
-        assert.isAtMost(view.tail.length, CLINE_MAX_OUTPUT_CHARS / 2)
-        assert.isTrue(view.text.includes(view.marker!))
-        // stdout's own head survives both cuts
-        assert.isTrue(input.stdout.startsWith(view.head) || view.head.startsWith(input.stdout))
+      assert.isTrue(view.truncated)
+      const marker = /\n\n\.\.\.\[truncated (\d+) chars\]\.\.\.\n\n/.exec(view.text)
+      assert.isNotNull(marker, "the cut names what it dropped")
+      const first = view.text.slice(0, marker!.index)
+      const last = view.text.slice(marker!.index + marker![0].length)
+      assert.strictEqual(first.length, last.length, "the same number of characters from each end")
+      assert.isAtLeast(first.length, (CLINE_TOOL_RESULT_CHARS - marker![0].length - 1) / 2)
+      assert.isTrue(executor.startsWith(first), "the head of the executor's text")
+      if (longestStream(input) <= CLINE_MAX_OUTPUT_CHARS / 2 && executor.length <= CLINE_MAX_OUTPUT_CHARS) {
+        assert.isTrue(executor.endsWith(last), "the tail of the executor's text")
+        // the count is taken before the marker's own length is known: when its digit count grows
+        // the named count is 2 short of what was dropped, as the host's two-pass cut does
+        const dropped = executor.length - first.length - last.length
+        assert.include([dropped, dropped - 2], Number(marker![1]))
       }
-      if ((input.exitCode ?? 0) !== 0)
-        assert.isTrue(view.text.startsWith(`[Command exited with code ${input.exitCode}]\n`))
+      if (exit !== "") assert.isTrue(view.text.startsWith(exit))
     },
     runs
   )
+
+  it("Cline: the 8,000-character cut, exactly", () => {
+    const view = cline.shell.apply({ stdout: "x".repeat(20_000), stderr: "", exitCode: 0 }, SAVED)
+    assert.strictEqual(
+      view.text,
+      `${"x".repeat(3983)}\n\n...[truncated 12034 chars]...\n\n${"x".repeat(3983)}`
+    )
+    assert.strictEqual(view.marker, "...[truncated 12034 chars]...")
+  })
 
   it("head+tail cuts keep the first and the last line of a long output; tail cuts keep the last", () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`)
@@ -364,16 +587,36 @@ describe("peer Read models", () => {
   )
 
   it.prop(
-    "Cline: 2000 numbered lines within 48,000 characters, lines clipped at 2000, a notice when more remains",
+    "Cline: 2000 numbered lines within 48,000 characters, lines clipped at 2000, then the 8,000-character cut keeping the window's first and last lines",
     { location: file },
     ({ location }) => {
       const view = cline.read.apply(location)
-      readLaws(view, location, CLINE_LINE_CHARS)
+      assert.isAtMost(view.text.length, CLINE_TOOL_RESULT_CHARS, "never more than 8,000 characters")
+      const lines = splitLines(location.content)
       const shown = view.shown!
       assert.isAtMost(shown.length, CLINE_READ_LINES)
-      assert.isTrue(shown.length === 1 || shown.join("\n").length <= CLINE_READ_CHARS)
-      if (shown.length < splitLines(location.content).length)
-        assert.include(view.marker!, `Showing lines 1-${shown.length} of `)
+      assert.isTrue(location.content.startsWith(view.head), "the head is a prefix of the file")
+      // every line shown is a line of the window, whole or clipped, in order, with its own number
+      let from = 0
+      for (const line of shown) {
+        const at = lines.findIndex(
+          (original, i) =>
+            i >= from &&
+            (line === original ||
+              (original.length > CLINE_LINE_CHARS &&
+                line === `${original.slice(0, CLINE_LINE_CHARS)} [line truncated]`))
+        )
+        assert.isAtLeast(at, 0, "a shown line is a line of the file, in order")
+        from = at + 1
+      }
+      if (!view.truncated) {
+        assert.deepStrictEqual([...shown], lines)
+        assert.isAtMost(shown.join("\n").length, CLINE_READ_CHARS)
+      } else {
+        assert.strictEqual(view.location, location, "a cut names the file")
+        assert.isDefined(view.marker)
+        assert.include(view.text, view.marker!)
+      }
     },
     runs
   )
@@ -407,10 +650,13 @@ describe("peer search models", () => {
       const caps: Record<string, number> = {
         [claudeCode.name]: CLAUDE_CODE_GREP_HEAD_LIMIT,
         [opencode.name]: OPENCODE_GREP_LIMIT,
-        [geminiCli.name]: GEMINI_GREP_MAX_MATCHES
+        [geminiCli.name]: GEMINI_GREP_MAX_MATCHES,
+        [pi.name]: PI_GREP_LIMIT,
+        [rtk.name]: CLAUDE_CODE_GREP_HEAD_LIMIT
       }
       for (const peer of peers) {
         const result = peer.search.apply(location, pattern)
+        if (peer === cline) assert.isAtMost(result.text.length, CLINE_TOOL_RESULT_CHARS, "Cline's 8,000 cap")
         assert.isAtMost(
           result.shown.length,
           Math.min(matches.length, caps[peer.name] ?? matches.length),
@@ -447,8 +693,9 @@ describe("one more call", () => {
   const estimate = TokenEstimator.estimate
 
   it("a peer that saves a copy reaches a needle its cut dropped, and pays for the search", () => {
-    for (const peer of [claudeCode, opencode, geminiCli, rooCode]) {
-      const view = peer.shell.apply(input, SAVED)
+    for (const peer of [claudeCode, opencode, geminiCli, rooCode, pi]) {
+      // Claude Code saves the output of a command that succeeded only
+      const view = peer.shell.apply(peer === claudeCode ? { ...input, exitCode: 0 } : input, SAVED)
       const cell = peerCell(peer, view, needle, needleRule.pattern, estimate)
       assert.isFalse(cell.visible, peer.name)
       assert.isTrue(cell.reachable, peer.name)
@@ -456,8 +703,8 @@ describe("one more call", () => {
     }
   })
 
-  it("a peer without a copy loses it, and makes no call", () => {
-    for (const peer of [codex, cline]) {
+  it("a peer without a copy loses it, and makes no call (Claude Code when the command failed)", () => {
+    for (const peer of [codex, cline, claudeCode, rtk]) {
       const cell = peerCell(peer, peer.shell.apply(input, SAVED), needle, needleRule.pattern, estimate)
       assert.deepStrictEqual([cell.visible, cell.reachable, cell.callTokens], [false, false, 0], peer.name)
     }
@@ -484,7 +731,7 @@ describe("one more call", () => {
   })
 
   it("every peer names the files and versions its numbers come from", () => {
-    assert.strictEqual(peers.length, 6)
+    assert.strictEqual(peers.length, 8)
     for (const peer of peers) {
       assert.isAbove(peer.version.length, 4, peer.name)
       assert.isAtLeast(peer.sources.length, 3, peer.name)

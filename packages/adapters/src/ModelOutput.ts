@@ -4,13 +4,15 @@
  * code reaches the model as code. Read gives the window's lines as they are in the file; Grep
  * `path:line:text` lines (`path-line-text` for context lines, `--` between groups), `path` lines
  * or `path:count` lines; Glob one path per line; each followed by its notice in brackets on a
- * line of its own. Bash gives its `output`: the bounded combined payload (exit status, stdout and
+ * line of its own. A path holding a control character is C-quoted (`PathQuote`: `"dir\n/x"`),
+ * so no name forges a line; the structured result keeps the raw name. Bash gives its `output`: the bounded combined payload (exit status, stdout and
  * stderr excerpts with their markers). An error reads `CODE: message`, followed by the partial
  * output of a stopped Bash call. The typed result stays available to programs beside this text
  * (MCP `structuredContent`, the Promise API's `result`).
  *
  * @since 0.1.0
  */
+import { PathQuote } from "@toolcap/limits"
 import type * as Outcome from "./Outcome.js"
 import type * as Specs from "./Specs.js"
 
@@ -96,7 +98,7 @@ const contentLines = (matches: ReadonlyArray<GrepMatchLine>): Array<string> => {
     )
       out.push("--")
     out.push(
-      `${match.path}${match.context === true ? "-" : ":"}${match.line}${match.context === true ? "-" : ":"}${chomp(match.text)}`
+      `${PathQuote.quote(match.path)}${match.context === true ? "-" : ":"}${match.line}${match.context === true ? "-" : ":"}${chomp(match.text)}`
     )
     previous = match
   }
@@ -115,8 +117,8 @@ export const grepText = (result: Specs.ToolResults["Grep"]): string => {
     "matches" in result
       ? contentLines(result.matches)
       : "files" in result
-        ? [...result.files]
-        : result.counts.map((entry) => `${entry.path}:${entry.count}`)
+        ? result.files.map(PathQuote.quote)
+        : result.counts.map((entry) => `${PathQuote.quote(entry.path)}:${entry.count}`)
   return withNotice(lines.length === 0 ? "No matches found" : lines.join("\n"), result.notice)
 }
 
@@ -127,7 +129,10 @@ export const grepText = (result: Specs.ToolResults["Grep"]): string => {
  * @category constructors
  */
 export const globText = (result: Specs.ToolResults["Glob"]): string =>
-  withNotice(result.matches.length === 0 ? "No files found" : result.matches.join("\n"), result.notice)
+  withNotice(
+    result.matches.length === 0 ? "No files found" : result.matches.map(PathQuote.quote).join("\n"),
+    result.notice
+  )
 
 /**
  * The model-facing text of a Bash result: its bounded combined `output`.

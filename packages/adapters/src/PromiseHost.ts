@@ -16,7 +16,7 @@ import * as Logger from "effect/Logger"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import type { CheckpointStore } from "@toolcap/checkpoint"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, type EnvPolicy } from "@toolcap/limits"
 import { type Bash, Supervisor } from "@toolcap/tools"
 import type * as CallObserver from "./CallObserver.js"
 import * as ModelOutput from "./ModelOutput.js"
@@ -52,6 +52,12 @@ export interface ToolHostOptions {
   readonly observer?: CallObserver.CallObserver | undefined
   /** Bash calls run at once; the others wait (see `ToolHost.ToolHostConfig`). Default: `TOOLCAP_MAX_CONCURRENT_CALLS`, else 8 per core. */
   readonly maxConcurrentCalls?: number | undefined
+  /**
+   * Bash's environment policy (`EnvPolicy` of `@toolcap/limits`), e.g. `{ inherit: "core",
+   * include: ["ANTHROPIC_API_KEY"] }`; default: the host's variables without `*KEY*`,
+   * `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*CREDENTIAL*`. A bad policy rejects `createToolHost`.
+   */
+  readonly environment?: EnvPolicy.EnvPolicy | undefined
 }
 
 /**
@@ -193,6 +199,7 @@ export const layerWith = <A, E>(
     sweepStaleAfterMs: options.sweepStaleAfterMs,
     observer: options.observer,
     maxConcurrentCalls: options.maxConcurrentCalls,
+    environment: options.environment,
     endSessionOnClose: true
   }).pipe(
     Layer.provide(Budgets.layerWith(options.budgets ?? {}, options.profile ?? "spec")),

@@ -22,9 +22,9 @@ import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as path from "node:path"
 import type { CheckpointError, CheckpointStore, Transcript } from "@toolcap/checkpoint"
-import { Budgets, ToolError } from "@toolcap/limits"
+import { Budgets, type EnvPolicy, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
-import { FileIndex, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
+import { Bash, FileIndex, LineIndex, Supervisor, Workspace } from "@toolcap/tools"
 import * as CallObserver from "./CallObserver.js"
 import * as Specs from "./Specs.js"
 import * as ToolDefs from "./ToolDefs.js"
@@ -63,7 +63,7 @@ export type CheckpointFailure =
  * @since 0.1.0
  * @category errors
  */
-export type StartError = ToolError.ToolPathDenied | ToolError.ToolInvalidInput
+export type StartError = ToolError.ToolPathDenied | ToolError.ToolInvalidInput | EnvPolicy.EnvPolicyInvalid
 
 /**
  * @since 0.1.0
@@ -157,6 +157,12 @@ export interface ToolHostConfig {
    * `TOOLCAP_MAX_CONCURRENT_CALLS`, else 8 per core (`Supervisor.Options.maxConcurrentCalls`).
    */
   readonly maxConcurrentCalls?: number | undefined
+  /**
+   * Bash's environment policy (`EnvPolicy`: `inherit`, `exclude`, `includeOnly`, `include`,
+   * `set`); default: the host's variables without the secret-looking names. A bad policy fails
+   * the host's start with `EnvPolicyInvalid`.
+   */
+  readonly environment?: EnvPolicy.EnvPolicy | undefined
 }
 
 /**
@@ -251,7 +257,7 @@ export const makeWith = (
   config: ToolHostConfig
 ): Effect.Effect<
   ToolHostService,
-  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  StartError,
   | Budgets.Budgets
   | FileSystem.FileSystem
   | CheckpointStore.CheckpointStore
@@ -268,13 +274,18 @@ const makeOn = (
   store: StoreService
 ): Effect.Effect<
   ToolHostService,
-  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  StartError,
   Budgets.Budgets | FileSystem.FileSystem | Supervisor.Supervisor | Scope.Scope
 > =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
     const fs = yield* FileSystem.FileSystem
     const supervisor = yield* Supervisor.Supervisor
+    // a bad policy is refused before anything is made
+    const environment =
+      config.environment === undefined
+        ? Bash.Environment.defaultValue()
+        : yield* Bash.environment(config.environment, "environment")
     // refused at start: a data dir that is not a normal writable directory (/proc/1, a file, read-only)
     yield* Scratch.checkDataDir(config.dataDir)
     // The tools' services, made one after the other rather than as merged layers: building
@@ -287,6 +298,7 @@ const makeOn = (
       Effect.provideService(FileSystem.FileSystem, fs)
     )
     const services = Context.make(Workspace.Workspace, workspace).pipe(
+      Context.add(Bash.Environment, environment),
       Context.add(Scratch.Scratch, scratch),
       Context.add(Budgets.Budgets, budgets),
       Context.add(Supervisor.Supervisor, supervisor),
@@ -391,11 +403,7 @@ const makeOn = (
  */
 export const make = (
   config: ToolHostConfig
-): Effect.Effect<
-  ToolHostService,
-  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
-  Budgets.Budgets | Scope.Scope
-> =>
+): Effect.Effect<ToolHostService, StartError, Budgets.Budgets | Scope.Scope> =>
   // the store opens on first use in the caller's scope, so it lives as long as the host; the
   // checkpoint package is not loaded before then
   Effect.flatMap(openOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)), (store) =>
@@ -418,7 +426,7 @@ export const layerWith = (
   config: ToolHostConfig
 ): Layer.Layer<
   ToolHost,
-  ToolError.ToolPathDenied | ToolError.ToolInvalidInput,
+  StartError,
   Budgets.Budgets | FileSystem.FileSystem | CheckpointStore.CheckpointStore | Supervisor.Supervisor
 > => Layer.scoped(ToolHost, makeWith(config))
 
@@ -429,7 +437,5 @@ export const layerWith = (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  config: ToolHostConfig
-): Layer.Layer<ToolHost, ToolError.ToolPathDenied | ToolError.ToolInvalidInput, Budgets.Budgets> =>
+export const layer = (config: ToolHostConfig): Layer.Layer<ToolHost, StartError, Budgets.Budgets> =>
   Layer.provide(layerWith(config), layerDefaults(config))

@@ -148,6 +148,13 @@ export const BudgetsFields = {
    * stack. Refused before any decoding.
    */
   inputMaxDepth: withDefault(wholeAtLeast(1, "levels"), 64),
+  /**
+   * Longest Bash command, in UTF-8 bytes; longer ones are refused as invalid input. 8 MiB runs
+   * any generated script or heredoc a model writes (one over the kernel's 128 KiB argument limit
+   * is handed to the shell through a file), while a command of more is data that belongs in a
+   * file the command reads, and each call holds its command a few times in memory.
+   */
+  bashCommandMaxBytes: withDefault(wholeAtLeast(1, "bytes"), 8 * 1024 * KB),
   /** Default Glob entry cap (limit). */
   globLimit: entries(100),
   /** Largest Glob entry cap a caller may ask for; larger requests are clamped. */
@@ -173,10 +180,20 @@ export const BudgetsFields = {
   bashDrainGraceMs: millis(1000),
   /**
    * Memory ceiling of one Bash call, in bytes; 0 (the default) sets none. The kernel enforces it
-   * on the call's cgroup (`memory.max`: the whole call) where the cgroup v2 memory controller is
-   * available, else per process (`RLIMIT_DATA`: an allocation past it fails in the program).
+   * on the call's cgroup (the whole call, shared memory and /dev/shm included): v2 `memory.max`
+   * where the v2 memory controller is available, else a v1 memory cgroup of the call; else per
+   * process (`RLIMIT_AS`: an allocation or mapping past it fails in the program).
    */
   bashMemoryMaxBytes: withDefault(wholeAtLeast(0, "bytes (0: no ceiling)"), 0),
+  /**
+   * Task limit of one Bash call: processes and threads at once; 0 sets none. 4096 is far above
+   * what real work runs at once (a `make -j` or a test runner: tens to hundreds) and an eighth of
+   * Linux's default `pid_max` (32768), so a fork loop in one call stops long before the machine
+   * runs out of pids. The kernel enforces it with `pids.max` on the call's cgroup (v2, or a v1 pids
+   * cgroup of the call on hybrid hosts); where no pids controller exists none applies, and the
+   * result says so.
+   */
+  bashTasksMax: withDefault(wholeAtLeast(0, "tasks (0: no limit)"), 4096),
   /** Bytes sniffed at the start of a file to detect binary content (rules R7). */
   binarySniffBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
   /** Share of non-printable bytes in the sniff above which a file is binary (rules R7). */

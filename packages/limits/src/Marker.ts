@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as PathQuote from "./PathQuote.js"
 
 /**
  * What a marker needs to know about a cut.
@@ -129,9 +130,9 @@ const bytesOf = (range: SavedCopy["ranges"][number] | undefined): number =>
 export const nextStep = (spill: string | SavedCopy | undefined): string => {
   if (spill === undefined) return "Narrow the request to see more."
   if (typeof spill === "string" || spill.complete)
-    return `Full output saved to ${typeof spill === "string" ? spill : spill.path} — Grep it, or Read it with offset/limit.`
+    return `Full output saved to ${PathQuote.quote(typeof spill === "string" ? spill : spill.path)} — Grep it, or Read it with offset/limit.`
   const [head, tail] = spill.ranges
-  return `First ${bytesOf(head)} and last ${bytesOf(tail)} of ${spill.totalBytes} bytes saved to ${spill.path} — Grep it, or Read it with offset/limit.`
+  return `First ${bytesOf(head)} and last ${bytesOf(tail)} of ${spill.totalBytes} bytes saved to ${PathQuote.quote(spill.path)} — Grep it, or Read it with offset/limit.`
 }
 
 /**

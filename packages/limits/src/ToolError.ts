@@ -8,6 +8,7 @@
 import * as Schema from "effect/Schema"
 import { quote } from "./internal/quote.js"
 import { formatKB } from "./Marker.js"
+import * as PathQuote from "./PathQuote.js"
 
 /**
  * The most UTF-8 bytes of an error's explanation (`reason`). Reasons are a sentence or two; one
@@ -68,7 +69,7 @@ export class ToolBinaryContent extends Schema.TaggedError<ToolBinaryContent>()("
   }
   readonly code = "TOOL_BINARY_CONTENT" as const
   override get message(): string {
-    return `${this.path} looks binary (${this.reason}; ${this.size} bytes), so its content was not returned. Inspect it with a tool made for that format, or Grep text files instead.`
+    return `${PathQuote.quote(this.path)} looks binary (${this.reason}; ${this.size} bytes), so its content was not returned. Inspect it with a tool made for that format, or Grep text files instead.`
   }
 }
 
@@ -118,7 +119,7 @@ export class ToolPathDenied extends Schema.TaggedError<ToolPathDenied>()("ToolPa
   }
   readonly code = "TOOL_PATH_DENIED" as const
   override get message(): string {
-    return `Access to ${this.path} denied: ${this.reason}. Use a path inside the workspace, the session scratch directory, or a root the host approved.`
+    return `Access to ${PathQuote.quote(this.path)} denied: ${this.reason}. Use a path inside the workspace, the session scratch directory, or a root the host approved.`
   }
 }
 
@@ -136,7 +137,7 @@ export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFou
   }
   readonly code = "TOOL_NOT_FOUND" as const
   override get message(): string {
-    return `${this.path} does not exist. Use Glob to find the right path.`
+    return `${PathQuote.quote(this.path)} does not exist. Use Glob to find the right path.`
   }
 }
 
@@ -154,7 +155,7 @@ export class ToolIsDirectory extends Schema.TaggedError<ToolIsDirectory>()("Tool
   }
   readonly code = "TOOL_IS_DIRECTORY" as const
   override get message(): string {
-    return `${this.path} is a directory, not a file. Use Glob to list its files.`
+    return `${PathQuote.quote(this.path)} is a directory, not a file. Use Glob to list its files.`
   }
 }
 
@@ -262,14 +263,14 @@ export class ToolMemoryLimit extends Schema.TaggedError<ToolMemoryLimit>()("Tool
     }
     const size = this.fileBytes === undefined ? "" : ` (${formatKB(this.fileBytes)}KB)`
     const name = this.path.split("/").at(-1) ?? this.path
-    const what = `Read ${this.path} with offset/limit to page through it, or leave it out of the search with glob "!${name}"`
+    const what = `Read ${PathQuote.quote(this.path)} with offset/limit to page through it, or leave it out of the search with glob "!${name}"`
     switch (this.certainty) {
       case "certain":
-        return `${stopped}, while searching ${this.path}${size}. ${what}.`
+        return `${stopped}, while searching ${PathQuote.quote(this.path)}${size}. ${what}.`
       case "likely":
-        return `${stopped}, almost certainly in ${this.path}${size}: the only file it may have been reading that is large enough. ${what}.`
+        return `${stopped}, almost certainly in ${PathQuote.quote(this.path)}${size}: the only file it may have been reading that is large enough. ${what}.`
       case "possible":
-        return `${stopped}, in one of the large files it may have been reading, most likely the largest, ${this.path}${size}; also ${this.others.join(", ")} (ripgrep's output stops before the file it died in). ${what}, and likewise the others.`
+        return `${stopped}, in one of the large files it may have been reading, most likely the largest, ${PathQuote.quote(this.path)}${size}; also ${this.others.map(PathQuote.quote).join(", ")} (ripgrep's output stops before the file it died in). ${what}, and likewise the others.`
     }
   }
 }

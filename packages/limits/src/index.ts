@@ -21,6 +21,22 @@ export * as Abort from "./Abort.js"
  */
 export * as Budgets from "./Budgets.js"
 /**
+ * Bash's environment policy: which host variables a call gets (inherit, excludes, include,
+ * includeOnly, set), secrets left out by default.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as EnvPolicy from "./EnvPolicy.js"
+/**
+ * Names that cannot forge lines: a path holding a control character, C-quoted as git quotes it
+ * (`"dir\n/etc/shadow"`) in every text the model reads; and as one shell word.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as PathQuote from "./PathQuote.js"
+/**
  * Bounds on the work one tool input can cause (depth, path and glob length, brace expansions),
  * and the short quote error messages use.
  *

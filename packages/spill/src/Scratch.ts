@@ -71,6 +71,13 @@ export interface ScratchValue {
    * the stream outgrows memory (see `SpillRecorder`).
    */
   readonly record: (label: string) => SpillRecorder
+  /**
+   * Writes `bytes` whole (no cap) to a new file `<sessionDir>/tool-output/<label>-<ms>-<seq>.log`,
+   * created exclusively with mode 0600 through the same no-follow checks as a spill; its path, or
+   * `None` when it could not be written. Never fails. For a file the host hands to a call (a
+   * command too long for an argument); the caller removes it.
+   */
+  readonly write: (label: string, bytes: Uint8Array) => Effect.Effect<Option.Option<string>>
   /** Removes the session directory and everything in it; never fails. */
   readonly removeSession: Effect.Effect<void>
 }
@@ -443,7 +450,9 @@ export const make = (
         Effect.withSpan("Scratch.removeSession")
       )
 
-    return { sessionId, sessionDir, spill, record, removeSession }
+    const write = (label: string, bytes: Uint8Array) => writeWhole(label, bytes)
+
+    return { sessionId, sessionDir, spill, record, write, removeSession }
   })
 
 /**
@@ -498,6 +507,14 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Scratch, ToolE
       }
       const clock = yield* Effect.clock
       let nextSeq = 0
+      const write = (label: string, bytes: Uint8Array) =>
+        Effect.sync(() => {
+          if (options.failing === true) return Option.none<string>()
+          const name = `${safeLabel(label)}-${clock.unsafeCurrentTimeMillis()}-${nextSeq++}.log`
+          const file = path.join(sessionDir, toolOutputDirName, name)
+          files.set(file, bytes.slice())
+          return Option.some(file)
+        })
       const record = (label: string): SpillRecorder =>
         Recorder.make({
           spillMaxBytes,
@@ -506,14 +523,7 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Scratch, ToolE
           createFile: () => {
             throw new Error("the in-memory scratch has no files")
           },
-          writeWhole: (bytes) =>
-            Effect.sync(() => {
-              if (options.failing === true) return Option.none<string>()
-              const name = `${safeLabel(label)}-${clock.unsafeCurrentTimeMillis()}-${nextSeq++}.log`
-              const file = path.join(sessionDir, toolOutputDirName, name)
-              files.set(file, bytes.slice())
-              return Option.some(file)
-            })
+          writeWhole: (bytes) => write(label, bytes)
         })
       const spill = Effect.fn("Scratch.spill")(function* (label: string, bytes: Uint8Array) {
         return yield* spillWith(record, label, bytes)
@@ -521,7 +531,7 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Scratch, ToolE
       const removeSession = Effect.sync(() => {
         for (const file of files.keys()) if (file.startsWith(sessionDir + path.sep)) files.delete(file)
       })
-      return { sessionId, sessionDir, spill, record, removeSession }
+      return { sessionId, sessionDir, spill, record, write, removeSession }
     })
   )
 

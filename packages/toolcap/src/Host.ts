@@ -31,6 +31,28 @@ export interface ToolHostOptions {
   readonly sweepStaleAfterMs?: number | undefined
   /** Bash calls run at once; the others wait for a slot. Default: `TOOLCAP_MAX_CONCURRENT_CALLS`, else 8 per core. */
   readonly maxConcurrentCalls?: number | undefined
+  /** Bash's environment policy; default: the host's variables without secret-looking names. */
+  readonly environment?: EnvPolicy | undefined
+}
+
+/**
+ * Which of the host's variables a Bash call gets, applied in this order: `inherit`, the default
+ * excludes (`*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*CREDENTIAL*`, case-insensitive,
+ * unless `ignoreDefaultExcludes`), `exclude`, `includeOnly`, then `include` adds host variables
+ * back and `set` sets values. `TOOLCAP_RUN_ID` (the call's cookie) is always added.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EnvPolicy {
+  /** `all` (default), `core` (HOME, LOGNAME, PATH, SHELL, USER, USERNAME, TMPDIR, TEMP, TMP, LANG, LANGUAGE, TERM, TZ, LC_*) or `none`. */
+  readonly inherit?: "all" | "core" | "none" | undefined
+  readonly ignoreDefaultExcludes?: boolean | undefined
+  /** Globs over names (`*`, `?`), case-insensitive. */
+  readonly exclude?: ReadonlyArray<string> | undefined
+  readonly includeOnly?: ReadonlyArray<string> | undefined
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly set?: { readonly [name: string]: string } | undefined
 }
 
 /**

@@ -218,8 +218,8 @@ export interface PerStream<A> {
 }
 
 /**
- * A Bash call's memory ceiling: on its cgroup (`memory.max`, the whole call) or per process
- * (`RLIMIT_DATA`), and what the kernel counted against a cgroup's.
+ * A Bash call's memory ceiling: on its cgroup (v2 `memory.max` or a v1 memory cgroup: the whole
+ * call) or per process (`RLIMIT_AS`), and what the kernel counted against a cgroup's.
  *
  * @since 0.1.0
  * @category models
@@ -227,12 +227,33 @@ export interface PerStream<A> {
 export interface MemoryCeiling {
   readonly maxBytes: number
   readonly enforcedBy: "cgroup" | "rlimit"
+  /** The kernel's mechanism. */
+  readonly mechanism?: "cgroup v2 memory.max" | "cgroup v1 memory.limit_in_bytes" | "RLIMIT_AS" | undefined
   /** Why the ceiling is per process, when it is. */
   readonly reason?: string | undefined
   /** The call's memory reached the ceiling (cgroup ceilings only). */
   readonly reached?: boolean | undefined
   /** Processes of the call the kernel's OOM killer ended (cgroup ceilings only). */
   readonly oomKills?: number | undefined
+}
+
+/**
+ * A Bash call's task limit (`bashTasksMax`): processes and threads at once, on its cgroup
+ * (`pids.max`, v2 or a v1 pids cgroup) or not enforced (no pids controller, with the reason).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskLimit {
+  readonly maxTasks: number
+  readonly enforcedBy: "cgroup" | "none"
+  readonly mechanism?: "cgroup v2 pids.max" | "cgroup v1 pids.max" | undefined
+  /** Why no cgroup enforces it, when none does. */
+  readonly reason?: string | undefined
+  /** A fork was refused for it. */
+  readonly reached?: boolean | undefined
+  /** How many forks the kernel refused. */
+  readonly forkFailures?: number | undefined
 }
 
 /**
@@ -282,10 +303,19 @@ export interface BashResult {
     readonly deadlineBackstop?: boolean | undefined
     /** Why the deadline had no backstop outside the host, when it had none. */
     readonly deadlineBackstopReason?: string | undefined
+    /** The call's task limit, when the host set one (`bashTasksMax`, 4096 by default). */
+    readonly taskLimit?: TaskLimit | undefined
     /** Pids of the tree still alive when the call returned. */
     readonly survivors: ReadonlyArray<number>
     /** A process outside the tree still held the output pipes at the end. */
     readonly pipesHeld: boolean
+    /** Processes the call did not start found in its cgroup: moved back (`movedTo`), never signalled. */
+    readonly foreign?:
+      ReadonlyArray<{ readonly pid: number; readonly movedTo?: string | undefined }> | undefined
+    /** Frozen cgroups the stop thawed first. */
+    readonly thawed?: number | undefined
+    /** Files the call left in /dev/shm, removed when it ended. */
+    readonly shmRemoved?: ReadonlyArray<string> | undefined
   }
   /** The bounded combined text the model reads. */
   readonly output: string

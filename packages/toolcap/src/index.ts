@@ -31,6 +31,7 @@ export type {
 export type {
   CallOptions,
   CheckpointOptions,
+  EnvPolicy,
   InputSchema,
   PromiseToolHost,
   TextOptions,
@@ -55,6 +56,7 @@ export type {
   PerStream,
   ReadResult,
   Success,
+  TaskLimit,
   ToolName,
   ToolOutcome,
   ToolResults,

@@ -13,6 +13,9 @@
  *                        or read /proc/<pid>/fd|mem of a process outside it)
  *       --memory BYTES   RLIMIT_DATA of FILE (inherited by what it starts): an allocation past
  *                        it fails instead of growing the process's memory
+ *       --address-space BYTES  RLIMIT_AS of FILE (inherited): counts shared mappings too
+ *       --cgroup1 DIR    FILE joins the cgroup v1 DIR (its cgroup.procs) before anything else
+ *                        is applied to it (repeatable, up to 4: one per v1 controller)
  *   toolcap-confine --server                starts calls as --cgroup does, on requests from
  *                                           stdin (see server() below)
  *
@@ -110,7 +113,17 @@ struct options {
   const char *cgroup;
   int scope;
   unsigned long long memory;
+  unsigned long long address_space;
+  const char *cgroup1[4];
+  size_t ncgroup1;
 };
+
+/* Takes a --cgroup1 DIR (or a request's cgroup1=DIR): 0, or -1 past the four it holds. */
+static int add_cgroup1(struct options *options, const char *dir) {
+  if (options->ncgroup1 >= sizeof options->cgroup1 / sizeof options->cgroup1[0] || dir[0] != '/') return -1;
+  options->cgroup1[options->ncgroup1++] = dir;
+  return 0;
+}
 
 static int fail(const char *what, const char *detail) {
   fprintf(stderr, "toolcap-confine: %s%s%s: %s\n", what, detail ? " " : "", detail ? detail : "", strerror(errno));
@@ -119,7 +132,32 @@ static int fail(const char *what, const char *detail) {
 
 static int usage(void) {
   errno = EINVAL;
-  return fail("usage: toolcap-confine [--read PATH]... [--cgroup DIR] [--scope] [--memory BYTES] -- FILE ARG...", NULL);
+  return fail("usage: toolcap-confine [--read PATH]... [--cgroup DIR] [--scope] [--memory BYTES] [--address-space BYTES] [--cgroup1 DIR]... -- FILE ARG...", NULL);
+}
+
+/*
+ * A call's bounds besides its cgroup v2. The cgroup v1 hierarchies (memory, pids on a hybrid
+ * host) have no CLONE_INTO_CGROUP: the process joins each by writing its own pid to cgroup.procs,
+ * before its rlimits and Landlock (which may deny writes to cgroup files) apply; what it starts
+ * inherits the membership. RLIMIT_AS is the memory ceiling where no memory controller is usable.
+ */
+static int apply_call_bounds(const struct options *options) {
+  for (size_t i = 0; i < options->ncgroup1; i++) {
+    char file[4096], pid[32];
+    int length = snprintf(file, sizeof file, "%s/cgroup.procs", options->cgroup1[i]);
+    if (length < 0 || (size_t)length >= sizeof file) return fail("cgroup v1 path too long", options->cgroup1[i]);
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return fail("cannot open the cgroup v1", file);
+    int size = snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    ssize_t written = write(fd, pid, (size_t)size);
+    (void)close(fd);
+    if (written != size) return fail("cannot join the cgroup v1", options->cgroup1[i]);
+  }
+  if (options->address_space > 0) {
+    struct rlimit limit = {(rlim_t)options->address_space, (rlim_t)options->address_space};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return fail("cannot set the address-space ceiling", NULL);
+  }
+  return 0;
 }
 
 static long landlock_abi(void) {
@@ -145,6 +183,7 @@ static int restrict_self(int ruleset) {
 
 /* Applies what `options` asks of the program itself (scopes, memory); 0, or EXIT_NOT_CONFINED. */
 static int apply_to_self(const struct options *options) {
+  if (apply_call_bounds(options) != 0) return EXIT_NOT_CONFINED;
   if (options->memory > 0) {
     struct rlimit limit = {(rlim_t)options->memory, (rlim_t)options->memory};
     if (setrlimit(RLIMIT_DATA, &limit) != 0) return fail("cannot set the memory ceiling", NULL);
@@ -283,6 +322,8 @@ static int parse_request_options(char *text, struct options *options) {
   for (char *save = NULL, *item = strtok_r(text, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
     if (strcmp(item, "scope") == 0) options->scope = 1;
     else if (strncmp(item, "memory=", 7) == 0 && parse_bytes(item + 7, &options->memory) == 0) continue;
+    else if (strncmp(item, "as=", 3) == 0 && parse_bytes(item + 3, &options->address_space) == 0) continue;
+    else if (strncmp(item, "cgroup1=", 8) == 0 && add_cgroup1(options, item + 8) == 0) continue;
     else return -1;
   }
   return 0;
@@ -549,6 +590,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[at], "--read") == 0) reads[nreads++] = argv[++at];
     else if (strcmp(argv[at], "--cgroup") == 0 && options.cgroup == NULL) options.cgroup = argv[++at];
     else if (strcmp(argv[at], "--memory") == 0 && parse_bytes(argv[at + 1], &options.memory) == 0) at++;
+    else if (strcmp(argv[at], "--address-space") == 0 && parse_bytes(argv[at + 1], &options.address_space) == 0) at++;
+    else if (strcmp(argv[at], "--cgroup1") == 0 && add_cgroup1(&options, argv[at + 1]) == 0) at++;
     else return usage();
   }
   if (at >= argc - 1) return usage();

@@ -16,20 +16,23 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
+import { Budgets, EnvPolicy, InputBounds, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Supervisor from "./Supervisor.js"
 import type * as Workspace from "./Workspace.js"
 import * as Call from "./internal/bash/call.js"
 import * as Chunk from "./internal/bash/chunk.js"
+import { BashEnvironment } from "./internal/bash/environment.js"
 
 /**
  * The tool's input. `timeout` is in seconds; the accepted range comes from the budgets
@@ -142,7 +145,13 @@ export const BashResult = Schema.Struct({
     /** Pids of the tree still alive when the call returned (another user's, or stuck after SIGKILL). */
     survivors: Schema.Array(Schema.Number),
     /** True when a process outside the tree still held the output pipes open at the end. */
-    pipesHeld: Schema.Boolean
+    pipesHeld: Schema.Boolean,
+    /** Processes the call did not start found in its cgroup: moved back, never signalled. */
+    foreign: Schema.optional(Schema.Array(Supervisor.ForeignMember)),
+    /** Frozen cgroups the stop thawed before stopping the call. */
+    thawed: Schema.optional(Schema.Number),
+    /** Files the call left in /dev/shm, removed when it ended (their names). */
+    shmRemoved: Schema.optional(Schema.Array(Schema.String))
   }),
   /** The bounded combined text for the model (layout above). */
   output: Schema.String
@@ -262,6 +271,14 @@ export const decodeInput = (
         reason: "the command is empty; pass the shell command to run"
       })
     }
+    const commandMax = budgets.bashCommandMaxBytes
+    if (InputBounds.utf8LengthUpTo(command, commandMax) > commandMax) {
+      return yield* new ToolError.ToolInvalidInput({
+        tool: TOOL,
+        field: "command",
+        reason: `the command is longer than ${commandMax} bytes (bashCommandMaxBytes); write the data to a file and pass a command that reads it`
+      })
+    }
     if (command.includes("\0")) {
       return yield* new ToolError.ToolInvalidInput({
         tool: TOOL,
@@ -288,6 +305,42 @@ export const decodeInput = (
  * @category models
  */
 export type Requirements = Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | Supervisor.Supervisor
+
+/**
+ * The environment policy calls run under (`EnvPolicy`): a context reference whose default is the
+ * default policy (the host's variables without `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`,
+ * `*CREDENTIAL*`); `layerEnvironment` provides another. The cookie `TOOLCAP_RUN_ID` is added to
+ * whatever the policy gives.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const Environment = BashEnvironment
+
+/**
+ * Validates a policy and compiles it; fails with `EnvPolicyInvalid` naming the field.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const environment = (
+  policy: unknown,
+  source?: string
+): Either.Either<Context.Tag.Service<typeof BashEnvironment>, EnvPolicy.EnvPolicyInvalid> =>
+  Either.map(EnvPolicy.decode(policy, source), (decoded) => ({
+    policy: decoded,
+    apply: EnvPolicy.compile(decoded)
+  }))
+
+/**
+ * The Bash calls of the context run under `policy` (validated here: a bad one fails the layer
+ * with `EnvPolicyInvalid`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerEnvironment = (policy: unknown): Layer.Layer<BashEnvironment, EnvPolicy.EnvPolicyInvalid> =>
+  Layer.effect(BashEnvironment, environment(policy))
 
 /** Decodes the input, runs the call and answers its ending: a result, or the typed error with the partial one. */
 const execute = (

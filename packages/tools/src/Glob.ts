@@ -24,7 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import { Budgets, InputBounds, ToolError, Truncation } from "@toolcap/limits"
+import { Budgets, InputBounds, PathQuote, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Confinement from "./Confinement.js"
 import * as FileIndex from "./FileIndex.js"
@@ -216,7 +216,7 @@ export const glob = (
       if (!target.stats.isDirectory()) {
         return yield* invalid(
           "path",
-          `${target.display} is a file, not a directory; Glob searches directories (Read the file instead)`
+          `${PathQuote.quote(target.display)} is a file, not a directory; Glob searches directories (Read the file instead)`
         )
       }
       // the pattern's fixed start folder is resolved and contained like any path argument
@@ -277,7 +277,7 @@ export const glob = (
       )
       if (confirmed.length < matches.length) {
         total -= matches.length - confirmed.length
-        matches.splice(0, matches.length, ...confirmed.map((index) => matches[index]!))
+        matches.splice(0, matches.length, ...confirmed.map((at) => matches[at]!))
       }
       // what was listed is answered only if the directory stayed where it was resolved
       yield* Pin.stillInPlace(pinned, target)

@@ -25,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
-import { Budgets, InputBounds, Marker, ToolError, Truncation } from "@toolcap/limits"
+import { Budgets, InputBounds, Marker, PathQuote, ToolError, Truncation } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import * as Confinement from "./Confinement.js"
 import * as FileIndex from "./FileIndex.js"
@@ -311,7 +311,7 @@ const search = (input: unknown) =>
     if (!isDirectory && !target.stats.isFile()) {
       return yield* invalid(
         "path",
-        `${target.display} is not a regular file or directory; Grep searches files`
+        `${PathQuote.quote(target.display)} is not a regular file or directory; Grep searches files`
       )
     }
     const rg = yield* Rg.binary

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Budgets, InputBounds, ToolError } from "@toolcap/limits"
+import { Budgets, InputBounds, PathQuote, ToolError } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Workspace } from "./Workspace.js"
 import * as Descriptor from "./internal/roots/descriptor.js"
@@ -254,7 +254,7 @@ export const checkPathArgument = (
 const denied = (requested: string, workspace: { readonly root: string }) =>
   new ToolError.ToolPathDenied({
     path: requested,
-    reason: `it lies outside the workspace ${workspace.root}, the session scratch directory and the approved external roots`
+    reason: `it lies outside the workspace ${PathQuote.quote(workspace.root)}, the session scratch directory and the approved external roots`
   })
 
 /**
@@ -333,7 +333,7 @@ export const openFile = (
           return new ToolError.ToolInvalidInput({
             tool,
             field: "path",
-            reason: `${target.display} is not a regular file; ${tool} only reads regular files (reading it could block or never end)`
+            reason: `${PathQuote.quote(target.display)} is not a regular file; ${tool} only reads regular files (reading it could block or never end)`
           })
         }
         return new ToolError.ToolPathDenied({

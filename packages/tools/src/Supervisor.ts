@@ -110,6 +110,14 @@ export const cookieVariable: "TOOLCAP_RUN_ID" = Group.cookieVariable
 export const MemoryCeiling = Schema.Struct({
   maxBytes: Schema.Number,
   enforcedBy: Schema.Literal("cgroup", "rlimit"),
+  /**
+   * The kernel's mechanism: `cgroup v2 memory.max` (with `memory.swap.max` 0), `cgroup v1
+   * memory.limit_in_bytes` (with `memory.memsw.limit_in_bytes` where swap is accounted), or
+   * `RLIMIT_AS` of every process (counts shared mappings; /dev/shm files only a controller bounds).
+   */
+  mechanism: Schema.optional(
+    Schema.Literal("cgroup v2 memory.max", "cgroup v1 memory.limit_in_bytes", "RLIMIT_AS")
+  ),
   /** Why the ceiling is per process (`rlimit`) rather than on the call's cgroup, when it is. */
   reason: Schema.optional(Schema.String),
   /** The call's memory reached the ceiling (the kernel reclaimed or killed to stay under it). */
@@ -123,6 +131,33 @@ export const MemoryCeiling = Schema.Struct({
  * @category models
  */
 export type MemoryCeiling = typeof MemoryCeiling.Type
+
+/**
+ * A call's task limit: how many processes and threads it may have at once, how the kernel
+ * enforces it — `cgroup` (`pids.max` on the call's v2 cgroup, or on a v1 pids cgroup of the call)
+ * or `none` (no pids controller here: no per-call bound exists, and the reason says why) — and,
+ * after the call, whether a fork was refused for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TaskLimit = Schema.Struct({
+  maxTasks: Schema.Number,
+  enforcedBy: Schema.Literal("cgroup", "none"),
+  mechanism: Schema.optional(Schema.Literal("cgroup v2 pids.max", "cgroup v1 pids.max")),
+  /** Why no cgroup enforces it, when none does. */
+  reason: Schema.optional(Schema.String),
+  /** The call reached its limit: a fork (or a thread) was refused with EAGAIN. */
+  reached: Schema.optional(Schema.Boolean),
+  /** How many forks the kernel refused (`pids.events` max). */
+  forkFailures: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskLimit = typeof TaskLimit.Type
 
 /**
  * How a tree is contained, and which guard applied: the tier, how a call's shell enters its cgroup
@@ -158,7 +193,9 @@ export const Containment = Schema.Struct({
    */
   deadlineBackstop: Schema.optional(Schema.Boolean),
   /** Why the deadline has no backstop outside the host, when it has none. */
-  deadlineBackstopReason: Schema.optional(Schema.String)
+  deadlineBackstopReason: Schema.optional(Schema.String),
+  /** The call's task limit, when the host set one (`bashTasksMax`, 4096 by default). */
+  taskLimit: Schema.optional(TaskLimit)
 })
 
 /**
@@ -176,6 +213,7 @@ export type Containment = typeof Containment.Type
  */
 export const describeContainment = (containment: Containment): string => {
   const ceiling = containment.memoryCeiling
+  const tasks = containment.taskLimit
   return [
     `${containment.containment} tier` +
       (containment.cgroupEntry === undefined ? "" : ` (${containment.cgroupEntry} entry)`) +
@@ -192,6 +230,15 @@ export const describeContainment = (containment: Containment): string => {
               ? "on the call's cgroup"
               : `per process [${ceiling.reason ?? "no cgroup ceiling here"}]`) +
             (ceiling.reached === true ? " (reached)" : "")
+        ]),
+    ...(tasks === undefined
+      ? []
+      : [
+          `task limit ${tasks.maxTasks} ` +
+            (tasks.enforcedBy === "cgroup"
+              ? `(${tasks.mechanism ?? "pids.max"})`
+              : `not enforced [${tasks.reason ?? "no pids controller here"}]`) +
+            (tasks.reached === true ? " (reached)" : "")
         ])
   ].join(", ")
 }
@@ -262,6 +309,8 @@ export interface TreeOptions {
    * `Containment.deadlineBackstop`). Undefined: no deadline.
    */
   readonly deadlineMs?: number | undefined
+  /** A task limit for the whole tree, processes and threads (0 or undefined: none); see `TaskLimit`. */
+  readonly tasksMax?: number | undefined
 }
 
 /**
@@ -300,7 +349,37 @@ export interface Stopped {
   readonly pipesHeld: boolean
   /** What the kernel counted against a `cgroup` memory ceiling (none otherwise). */
   readonly memory?: { readonly reached: boolean; readonly oomKills: number } | undefined
+  /** What the kernel counted against a `cgroup` task limit (none otherwise). */
+  readonly tasks?: { readonly reached: boolean; readonly forkFailures: number } | undefined
+  /**
+   * Processes the call did not start, found in its cgroup (a call that may write to cgroup files
+   * can move any process it names there, the host included): each moved back to the cgroup it
+   * came from (`movedTo`; undefined when the kernel refused) and never signalled.
+   */
+  readonly foreign?: ReadonlyArray<ForeignMember> | undefined
+  /** Frozen cgroups (v2 `cgroup.freeze`, the v1 freezer) the stop thawed first. */
+  readonly thawed?: number | undefined
+  /** Files the call left in /dev/shm, removed when it ended (see `Options.shmCleanup`). */
+  readonly shmRemoved?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * A process found in a call's cgroup that the call did not start (see `Stopped.foreign`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ForeignMember = Schema.Struct({
+  pid: Schema.Number,
+  /** The cgroup it was moved back to; absent when the kernel refused the move. */
+  movedTo: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ForeignMember = typeof ForeignMember.Type
 
 /**
  * A started process, valid in the scope `start` ran in.
@@ -427,6 +506,23 @@ export interface Options {
    * and it stays far inside the 3 s answer bound of kill grace plus drain grace).
    */
   readonly deadlineBackstopMs?: number | undefined
+  /**
+   * `false` uses no memory controller for a call's memory ceiling, so it is `RLIMIT_AS` of every
+   * process (the fallback of a host without one; default: cgroup v2, else v1, where usable).
+   */
+  readonly memoryController?: boolean | undefined
+  /**
+   * `false` uses no cgroup v1 hierarchy for a call's memory ceiling or task limit (default: the
+   * v1 memory and pids controllers where v2 lacks them, as on a hybrid host).
+   */
+  readonly cgroupV1?: boolean | undefined
+  /**
+   * `false` leaves the files a call wrote to /dev/shm when it ends (default: removed, where no
+   * private /dev/shm was mounted for it: memory that would stay pinned after the call). A file is
+   * the call's when it appeared during the call, is the host user's, and no process holds it
+   * open or mapped at the end.
+   */
+  readonly shmCleanup?: boolean | undefined
 }
 
 /**

@@ -5,7 +5,7 @@
  * past a deadline still has the call's processes signalled on time). The laws on the fake
  * supervisor under `TestClock`; the bounds on real processes.
  */
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -24,7 +24,7 @@ import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Supervisor, Workspace } from "@toolcap/tools"
-import { cgroupParent, killNamed, processesNamed, testEnv } from "./bashFixtures.js"
+import { blockEventLoop, cgroupParent, killNamed, processesNamed, testEnv } from "./bashFixtures.js"
 
 /** The result, or the partial result a timeout or an abort carries. */
 const partialOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashResult | undefined => {
@@ -99,7 +99,7 @@ const runBurst = (b: Burst) =>
     return { askedAt, exits, ended, startedAt, events }
   })
 
-layer(shared)("admission control (fake supervisor, TestClock)", (it) => {
+describe("admission control (fake supervisor, TestClock)", () => {
   it.effect.prop(
     "a burst: at most the limit run at once, first come first served; each reports its wait and its deadline counts from its start",
     [burst],
@@ -146,7 +146,7 @@ layer(shared)("admission control (fake supervisor, TestClock)", (it) => {
           // the duration counts from the start too
           assert.strictEqual(result.durationMs, Math.round(ran.ended[i]! - admittedAt[i]!))
         })
-      }),
+      }).pipe(Effect.provide(shared)),
     // 100 runs of up to 10 calls each: a minute under a loaded machine's parallel suites
     { fastCheck: { numRuns: 100 }, timeout: 180_000 }
   )
@@ -186,21 +186,23 @@ layer(shared)("admission control (fake supervisor, TestClock)", (it) => {
           assert.isTrue(Exit.isSuccess(last))
           assert.isAtLeast(partialOf(last)!.admission!.waitedMs, 5000)
         }).pipe(Effect.provide(host))
-      })
+      }).pipe(Effect.provide(shared))
   )
 })
+
+/** The admission limit a supervisor built with `options` applies. */
+const limitOf = (options: Supervisor.Options) =>
+  Effect.scoped(
+    Effect.flatMap(Supervisor.make(options), (supervisor) =>
+      Effect.map(supervisor.admit, (admitted) => admitted.limit)
+    )
+  )
 
 describe("admission control: the limit", () => {
   it.scoped(
     "default: 8 per core; an option or TOOLCAP_MAX_CONCURRENT_CALLS sets it; a bad one is refused with its name",
     () =>
       Effect.gen(function* () {
-        const limitOf = (options: Supervisor.Options) =>
-          Effect.scoped(
-            Effect.flatMap(Supervisor.make(options), (supervisor) =>
-              Effect.map(supervisor.admit, (admitted) => admitted.limit)
-            )
-          )
         const saved = process.env[Supervisor.maxConcurrentCallsVariable]
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
@@ -255,7 +257,7 @@ describe("deadlines under load (real processes)", () => {
         let inputs = 0
         let late = 0
         let worst = 0
-        for (let burst = 0; burst < BURSTS; burst++) {
+        for (let round = 0; round < BURSTS; round++) {
           const calls = yield* Effect.forEach(
             Array.from({ length: 200 }, (_, i) => i),
             () =>
@@ -326,11 +328,7 @@ describe("deadlines under load (real processes)", () => {
         )
         yield* Effect.sleep(Duration.millis(300))
         // the host's event loop blocked for 5 s: no timer, no I/O, no fiber runs
-        const clock = yield* Effect.clock
-        const thawAt = clock.unsafeCurrentTimeMillis() + FROZEN_MS
-        while (clock.unsafeCurrentTimeMillis() < thawAt) {
-          // busy
-        }
+        const thawAt = yield* blockEventLoop(FROZEN_MS)
         const exit = yield* Fiber.join(call)
         const termedAt = fs.existsSync(mark) ? Number(fs.readFileSync(mark, "utf8")) : Number.NaN
         return { askedAt, thawAt, termedAt, exit }

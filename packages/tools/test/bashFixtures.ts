@@ -184,6 +184,21 @@ export const processesNamed = (needle: string): Array<LiveProcess> =>
     return live !== undefined && live.cmdline.includes(needle) ? [live] : []
   })
 
+/**
+ * Blocks the host's event loop for `ms` (a busy wait: no timer, no I/O, no fiber runs meanwhile),
+ * as a host saturated by its own work would; answers the time it thawed (the Clock's millis).
+ */
+export const blockEventLoop = (ms: number) =>
+  Effect.clockWith((clock) =>
+    Effect.sync(() => {
+      const thawAt = clock.unsafeCurrentTimeMillis() + ms
+      while (clock.unsafeCurrentTimeMillis() < thawAt) {
+        // busy
+      }
+      return thawAt
+    })
+  )
+
 /** SIGKILL to every live process whose command line contains `tag` (what a test could not stop). */
 export const killNamed = (tag: string) =>
   Effect.sync(() => {

@@ -1,8 +1,9 @@
 /**
  * The command lines around a call's shell (`internal/supervisor/confine.ts`): whatever guards
- * apply — the launcher with Landlock scopes and a memory ceiling, `ulimit -d` without it, or
- * nothing — the program runs with exactly its arguments (run for real), the launcher options are
- * there iff the guards ask for them, and a server request carries the same options.
+ * apply — the launcher with Landlock scopes, an address-space ceiling and cgroup v1 cgroups to
+ * join, `ulimit -v` without it, or nothing — the program runs with exactly its arguments (run for
+ * real), the launcher options are there iff the guards ask for them, and a server request carries
+ * the same options.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
@@ -71,9 +72,32 @@ describe("the command line around a call's shell", () => {
       const options = Confine.serverOptions(chosen)
       assert.strictEqual(options?.includes("scope") ?? false, chosen.scope)
       assert.strictEqual(
-        options?.includes(`memory=${chosen.memoryBytes}`) ?? false,
+        options?.includes(`as=${chosen.memoryBytes}`) ?? false,
         chosen.memoryBytes !== undefined
       )
+    }
+  )
+
+  it.prop(
+    "the call's cgroup v1 cgroups: joined through the launcher's --cgroup1 (and a request's cgroup1=), else the prologue",
+    [
+      guards,
+      FastCheck.uniqueArray(FastCheck.constantFrom("/sys/fs/cgroup/memory/t/a", "/sys/fs/cgroup/pids/t/a"))
+    ],
+    ([chosen, dirs]) => {
+      const withDirs: Confine.Guards = { ...chosen, cgroup1: dirs }
+      const line = Confine.intoCgroup("launcher", "/sys/fs/cgroup/x", withDirs, "/bin/bash", ["-c", "true"])
+      const options = Confine.serverOptions(withDirs)
+      for (const dir of dirs) {
+        if (chosen.launcher !== undefined) {
+          assert.include(line.args.join(" "), `--cgroup1 ${dir}`)
+          assert.include(options ?? "", `cgroup1=${dir}`)
+        } else {
+          // the prologue's shell joins them itself before the command runs
+          assert.include(line.args, dir)
+        }
+      }
+      assert.deepStrictEqual(line.args.slice(-3), ["/bin/bash", "-c", "true"])
     }
   )
 })

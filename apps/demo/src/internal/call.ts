@@ -16,7 +16,15 @@ import { type Confinement, Supervisor } from "@toolcap/tools"
 import * as Argv from "./argv.js"
 import * as Options from "./options.js"
 import { ExitCode, printLine, printText, runMain, setExitCode, streamLine } from "./output.js"
-import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, UsageError, usage } from "./usage.js"
+import {
+  budgetsLayerFor,
+  environmentOf,
+  hostConfig,
+  reportUsage,
+  stderrLogger,
+  UsageError,
+  usage
+} from "./usage.js"
 
 /** The arguments of `call`: the tool, its input, and the values of `Options.call`. @internal */
 export interface CallArgs extends Argv.Values<typeof Options.call> {
@@ -95,8 +103,11 @@ export const run = (args: CallArgs): Effect.Effect<void, UsageError> => {
       return yield* new UsageError({ message: "--text and --stream cannot be combined; pass one of them" })
     const input = yield* parseInput(args.input)
     const config = yield* hostConfig(args)
+    const environment = yield* environmentOf(args)
     // one call per process: a watched file index would be built for a single search
-    const host = yield* ToolHost.make({ ...config, fileIndex: false }).pipe(Effect.mapError(usage))
+    const host = yield* ToolHost.make({ ...config, environment, fileIndex: false }).pipe(
+      Effect.mapError(usage)
+    )
     const controller = new AbortController()
     const onChunk = args.stream
       ? (chunk: { readonly stream: string; readonly seq: number; readonly data: string }) =>

@@ -18,7 +18,7 @@ import { Supervisor } from "@toolcap/tools"
 import * as Argv from "./argv.js"
 import * as Options from "./options.js"
 import { runMain } from "./output.js"
-import { budgetsLayerFor, hostConfig, reportUsage, stderrLogger, usage } from "./usage.js"
+import { budgetsLayerFor, environmentOf, hostConfig, reportUsage, stderrLogger, usage } from "./usage.js"
 
 /** The arguments of `mcp`: the values of `Options.mcp`. @internal */
 export type McpArgs = Argv.Values<typeof Options.mcp>
@@ -36,6 +36,7 @@ export const serve = (args: McpArgs) =>
       ...args,
       session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
     })
+    const environment = yield* environmentOf(args)
     // the viewer is loaded only when asked for
     const viewer = args.ui
       ? yield* Effect.flatMap(
@@ -48,6 +49,7 @@ export const serve = (args: McpArgs) =>
         ToolHost.layer({
           ...config,
           observer: viewer?.observer,
+          environment,
           endSessionOnClose: true,
           sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter)),
           maxConcurrentCalls: limit

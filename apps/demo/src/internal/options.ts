@@ -55,6 +55,39 @@ const store = Argv.optional(
   )
 )
 
+/**
+ * Bash's environment policy (`EnvPolicy`): given flags replace the same fields of
+ * `$TOOLCAP_ENV_POLICY` (JSON); neither: the default policy (secret-looking names left out).
+ *
+ * @internal
+ */
+export const environment = {
+  envInherit: Argv.optional(
+    Argv.choice(
+      "env-inherit",
+      ["all", "core", "none"] as const,
+      "Which host variables Bash calls start from: all (default), core (HOME, PATH, USER, LANG, LC_*, ...) or none."
+    )
+  ),
+  envExclude: Argv.repeated(
+    Argv.text("env-exclude", "A glob of variable names Bash calls do not get (repeatable; case-insensitive).")
+  ),
+  envIncludeOnly: Argv.repeated(
+    Argv.text("env-include-only", "Keep only variables whose names match one of these globs (repeatable).")
+  ),
+  envInclude: Argv.repeated(
+    Argv.text(
+      "env-include",
+      "A glob of host variables passed whatever else drops them, e.g. ANTHROPIC_API_KEY (repeatable)."
+    )
+  ),
+  envSet: Argv.repeated(Argv.text("env-set", "NAME=VALUE set in Bash calls' environment (repeatable).")),
+  envKeepSecrets: Argv.flag(
+    "env-keep-secrets",
+    "Pass names matching *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL* too (left out by default)."
+  )
+}
+
 /** `toolcap call <tool> <input>`. @internal */
 export const call = {
   workspace,
@@ -63,7 +96,8 @@ export const call = {
   approve,
   stream: Argv.flag("stream", "Print Bash's chunks as NDJSON while it runs, then the result line."),
   profile,
-  text: Argv.flag("text", "Print the text the model reads of the outcome instead of the JSON line.")
+  text: Argv.flag("text", "Print the text the model reads of the outcome instead of the JSON line."),
+  ...environment
 }
 
 /** `toolcap mcp`. @internal */
@@ -88,7 +122,8 @@ export const mcp = {
     "ui",
     "Also serve the live viewer on 127.0.0.1; its URL (with its token) is printed on stderr."
   ),
-  profile
+  profile,
+  ...environment
 }
 
 /** `toolcap checkpoint build <transcript.json>`. @internal */

@@ -3,11 +3,12 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as path from "node:path"
-import { Budgets } from "@toolcap/limits"
+import { Budgets, EnvPolicy } from "@toolcap/limits"
 import { resolveDataDir } from "./dataDir.js"
 import { ExitCode, setExitCode } from "./output.js"
 
@@ -62,6 +63,53 @@ export const hostConfig = (args: {
     sessionId: args.session,
     approvedExternalRoots: args.approve.map((dir) => path.resolve(dir))
   }))
+
+/** The `--env-*` flags' values. @internal */
+export interface EnvironmentArgs {
+  readonly envInherit: Option.Option<"all" | "core" | "none">
+  readonly envExclude: ReadonlyArray<string>
+  readonly envIncludeOnly: ReadonlyArray<string>
+  readonly envInclude: ReadonlyArray<string>
+  readonly envSet: ReadonlyArray<string>
+  readonly envKeepSecrets: boolean
+}
+
+/**
+ * Bash's environment policy: `$TOOLCAP_ENV_POLICY` (JSON), each field a flag gives replaced by
+ * the flag's; undefined (the default policy) when neither says anything. A bad value is a usage
+ * error naming the flag or the variable.
+ *
+ * @internal
+ */
+export const environmentOf = (
+  args: EnvironmentArgs
+): Effect.Effect<EnvPolicy.EnvPolicy | undefined, UsageError> =>
+  Effect.suspend(() => {
+    const fromVariable = EnvPolicy.fromVariable(process.env)
+    if (Either.isLeft(fromVariable)) return Effect.fail(usage(fromVariable.left))
+    const set: Record<string, string> = {}
+    for (const entry of args.envSet) {
+      const at = entry.indexOf("=")
+      if (at <= 0)
+        return Effect.fail(
+          new UsageError({
+            message: `--env-set ${JSON.stringify(entry)} is not NAME=VALUE; pass e.g. --env-set CI=1`
+          })
+        )
+      set[entry.slice(0, at)] = entry.slice(at + 1)
+    }
+    const flags: Record<string, unknown> = {
+      ...(Option.isSome(args.envInherit) ? { inherit: args.envInherit.value } : {}),
+      ...(args.envKeepSecrets ? { ignoreDefaultExcludes: true } : {}),
+      ...(args.envExclude.length > 0 ? { exclude: args.envExclude } : {}),
+      ...(args.envIncludeOnly.length > 0 ? { includeOnly: args.envIncludeOnly } : {}),
+      ...(args.envInclude.length > 0 ? { include: args.envInclude } : {}),
+      ...(args.envSet.length > 0 ? { set } : {})
+    }
+    if (Object.keys(flags).length === 0) return Effect.succeed(fromVariable.right)
+    const decoded = EnvPolicy.decode({ ...fromVariable.right, ...flags }, "the --env-* flags")
+    return Either.isLeft(decoded) ? Effect.fail(usage(decoded.left)) : Effect.succeed(decoded.right)
+  })
 
 /** Reports a usage error on stderr and settles on exit code 1. @internal */
 export const reportUsage = (error: { readonly message: string }): Effect.Effect<void> =>

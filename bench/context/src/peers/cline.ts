@@ -1,6 +1,7 @@
 /**
  * Cline (cline/cline), the shell, file-read and search executors of its SDK core (`@cline/core`),
- * which the Cline CLI runs and the VS Code extension uses for background commands.
+ * which the Cline CLI runs and the VS Code extension uses for background commands, and the
+ * session's message builder, which caps every tool result before it reaches the provider.
  *
  * @since 0.1.0
  */
@@ -20,6 +21,49 @@ export const CLINE_READ_CHARS = 48_000
 const UNRANGED_LINE_SCAN = 50_000
 /** `MAX_SEARCH_OUTPUT_CHARS`: a search result is middle-truncated past it. */
 export const CLINE_SEARCH_CHARS = 48_000
+
+/**
+ * `DEFAULT_MAX_TOOL_RESULT_CHARS`: every tool result's text (each string of a structured result:
+ * a command's output, a file's content, a search's result) is middle-truncated to this many
+ * characters when the session's messages are built for the provider, after the executors' own caps.
+ */
+export const CLINE_TOOL_RESULT_CHARS = 8000
+
+/** `TRUNCATE_MARKER_DEFAULT`. */
+const resultMarker = (removed: number): string => `\n\n...[truncated ${removed} chars]...\n\n`
+
+/**
+ * `truncateMiddleByChars`: the marker's length depends on the count it names, so the count is
+ * taken twice; the same number of UTF-16 units is kept from each end (a plain `slice`, which can
+ * split a surrogate pair).
+ */
+export const clineResultCut = (
+  text: string
+): { readonly text: string; readonly keep: number; readonly marker?: string } => {
+  const max = CLINE_TOOL_RESULT_CHARS
+  if (text.length <= max) return { text, keep: text.length }
+  const tentative = resultMarker(text.length - max)
+  const tentativeKeep = Math.max(0, Math.floor((max - tentative.length) / 2))
+  const marker = resultMarker(Math.max(0, text.length - tentativeKeep * 2))
+  const keep = Math.max(0, Math.floor((max - marker.length) / 2))
+  const end = keep > 0 ? text.slice(-keep) : ""
+  return { text: `${text.slice(0, keep)}${marker}${end}`, keep, marker: marker.trim() }
+}
+
+/** The lines of `body` shown whole by a cut text: those inside its first or its last `keep` units. */
+const wholeLinesKept = (
+  body: string,
+  keep: number
+): Array<{ readonly at: number; readonly text: string }> => {
+  const out: Array<{ readonly at: number; readonly text: string }> = []
+  let offset = 0
+  for (const text of body.split("\n")) {
+    const end = offset + text.length
+    if (end <= keep || offset >= body.length - keep) out.push({ at: offset, text })
+    offset = end + 1
+  }
+  return out
+}
 
 const half = (max: number) => ({ head: Math.ceil(max / 2), tail: Math.max(1, max - Math.ceil(max / 2)) })
 
@@ -46,7 +90,8 @@ const middleCut = (text: string, totalChars: number, notice: (total: number) => 
 const commandNotice = (total: number): string =>
   `[... output truncated: ${total} chars total. Refine the command (grep, head, tail) to view the elided middle ...]`
 
-const shell = (raw: RawOutput): View => {
+/** The run_commands executor's result for one command (before the tool-result cap). */
+const commandResult = (raw: RawOutput): View => {
   const out = collect(raw.stdout)
   const err = collect(raw.stderr)
   const output = out.text + (err.text === "" ? "" : `\n[stderr]\n${err.text}`)
@@ -63,7 +108,24 @@ const shell = (raw: RawOutput): View => {
   }
 }
 
-const read = (file: Location): View => {
+/** A command's result as the model gets it: the executor's text, then the tool-result cap. */
+const shell = (raw: RawOutput): View => {
+  const view = commandResult(raw)
+  const cut = clineResultCut(view.text)
+  if (cut.marker === undefined) return view
+  // the failure prefix is not output: the head the model sees starts after it
+  const prefix = (raw.exitCode ?? 0) === 0 ? 0 : `[Command exited with code ${raw.exitCode}]\n`.length
+  return {
+    text: cut.text,
+    truncated: true,
+    head: cut.text.slice(prefix, cut.keep),
+    tail: cut.text.slice(cut.text.length - cut.keep),
+    marker: cut.marker
+  }
+}
+
+/** The read_files executor's window over one file (before the tool-result cap). */
+const readWindow = (file: Location): View => {
   const lines = splitLines(file.content)
   const maxLine = Math.min(lines.length, CLINE_READ_LINES)
   const prefix = String(CLINE_READ_LINES).length + 3
@@ -92,6 +154,33 @@ const read = (file: Location): View => {
   return { text: `${body}\n\n${marker}`, truncated: true, head, tail: "", marker, location: file, shown }
 }
 
+/** `N | line`: a line of the window, its number taken off. */
+const NUMBERED = /^ *\d+ \| (.*)$/s
+
+/** A file's window as the model gets it: the tool-result cap keeps the window's first and last lines. */
+const read = (file: Location): View => {
+  const view = readWindow(file)
+  const cut = clineResultCut(view.text)
+  if (cut.marker === undefined) return view
+  const shown = wholeLinesKept(view.text, cut.keep).flatMap(({ text }) => {
+    const match = NUMBERED.exec(text)
+    return match === null ? [] : [match[1]!]
+  })
+  const lines = splitLines(file.content)
+  let leading = 0
+  while (leading < shown.length && leading < lines.length && view.shown![leading] === shown[leading])
+    leading++
+  return {
+    text: cut.text,
+    truncated: true,
+    head: lines.slice(0, leading).join("\n"),
+    tail: "",
+    marker: cut.marker,
+    location: file,
+    shown
+  }
+}
+
 const search = (location: Location, pattern: RegExp) => {
   const matches = matchingLines(location.content, pattern)
   const body = [
@@ -99,14 +188,18 @@ const search = (location: Location, pattern: RegExp) => {
     "",
     ...matches.flatMap((match) => [`${location.path}:${match.line}:1`, `> ${match.line}: ${match.text}`, ""])
   ].join("\n")
-  if (body.length <= CLINE_SEARCH_CHARS) return { text: body, shown: matches.map((match) => match.text) }
-  const cut = middleCut(
-    body,
-    body.length,
-    (total) =>
-      `[... search output truncated: ${total} chars total. Narrow the pattern or scope to view the elided matches ...]`
-  )
-  const text = `${cut.head}\n${cut.marker}\n${cut.tail}`
+  const searchCut =
+    body.length <= CLINE_SEARCH_CHARS
+      ? undefined
+      : middleCut(
+          body,
+          body.length,
+          (total) =>
+            `[... search output truncated: ${total} chars total. Narrow the pattern or scope to view the elided matches ...]`
+        )
+  const text = clineResultCut(
+    searchCut === undefined ? body : `${searchCut.head}\n${searchCut.marker}\n${searchCut.tail}`
+  ).text
   return {
     text,
     shown: matches
@@ -124,17 +217,17 @@ export const cline: PeerPolicy = {
   version: COMMIT,
   shell: {
     describe:
-      "each stream collected as its first 24,000 characters and its last 24,000, then stdout and `[stderr]` stderr as one text; past 48,000 characters the first 24,000 and the last 24,000 are kept (cut at characters) around a notice, a failed command prefixed with its exit code; no copy is saved.",
+      "each stream collected as its first 24,000 characters and its last 24,000, then stdout and `[stderr]` stderr as one text; past 48,000 characters the first 24,000 and the last 24,000 are kept (cut at characters) around a notice, a failed command prefixed with its exit code; no copy is saved. Then, as for every tool result, the text is cut to 8,000 characters: the same number (3,983 for a five-digit count) from each end around `...[truncated N chars]...`.",
     apply: shell
   },
   read: {
     describe:
-      "read_files: `N | line` for up to 2000 lines within 48,000 characters, lines over 2000 characters clipped with `[line truncated]`, a notice naming the lines shown when more remains.",
+      "read_files: `N | line` for up to 2000 lines within 48,000 characters, lines over 2000 characters clipped with `[line truncated]`, a notice naming the lines shown when more remains; the window's text is then cut to 8,000 characters like every tool result (its first and last lines kept).",
     apply: read
   },
   search: {
     describe:
-      "search: `path:line:col` and `> N: line` per match, the whole result middle-truncated past 48,000 characters.",
+      "search: `path:line:col` and `> N: line` per match, the whole result middle-truncated past 48,000 characters, then to 8,000 like every tool result.",
     apply: search
   },
   sources: [
@@ -154,6 +247,11 @@ export const cline: PeerPolicy = {
     {
       numbers: "search result format and cap",
       from: at("sdk/packages/core/src/extensions/tools/executors/search.ts")
+    },
+    {
+      numbers:
+        "`DEFAULT_MAX_TOOL_RESULT_CHARS = 8_000` over every tool result (each string of a structured `ToolOperationResult[]`: run_commands, read_files, search), `truncateMiddleByChars` (two-pass marker, `Math.floor((max - marker.length) / 2)` from each end), `TRUNCATE_MARKER_DEFAULT`",
+      from: at("sdk/packages/core/src/session/services/message-builder.ts")
     }
   ]
 }

@@ -6,7 +6,7 @@
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
 import { type Location, matchingLines, type PeerPolicy, type View, whole } from "../Peer.js"
-import { combined, headChars, type RawOutput, tailChars } from "../Text.js"
+import { arrivalText, headChars, type RawOutput, tailChars } from "../Text.js"
 
 const COMMIT = "5411f113cafa (2026-08-21)"
 const at = (file: string): string => `google-gemini/gemini-cli \`${file}\` at ${COMMIT}`
@@ -29,7 +29,8 @@ const byLine = Order.mapInput(Order.number, ([line]: readonly [number, boolean])
 
 /** The shell tool's `llmContent` for a finished command (its process group id is per call). */
 const llmContent = (raw: RawOutput): string => {
-  const output = combined(raw)
+  // one buffer of both streams as they arrive (a pty, or the two pipes appended in turn)
+  const output = arrivalText(raw)
   const parts = [`Output: ${output === "" ? "(empty)" : output}`]
   if ((raw.exitCode ?? 0) !== 0) parts.push(`Exit Code: ${raw.exitCode}`)
   parts.push("Process Group PGID: 1000")
@@ -129,7 +130,7 @@ export const geminiCli: PeerPolicy = {
   version: COMMIT,
   shell: {
     describe:
-      "the shell result `Output: … / Exit Code / Process Group PGID` inside `<untrusted_context>`; up to 40,000 characters pass whole; a longer one is saved whole to a file and the model gets its first 8,000 and last 32,000 characters (cut anywhere, not at lines) around `... [N characters omitted] ...`, under a line naming the file.",
+      "both streams as one text in the order they arrive; the shell result `Output: … / Exit Code / Process Group PGID` inside `<untrusted_context>`; up to 40,000 characters pass whole; a longer one is saved whole to a file and the model gets its first 8,000 and last 32,000 characters (cut anywhere, not at lines) around `... [N characters omitted] ...`, under a line naming the file.",
     apply: shell
   },
   read: {
@@ -158,6 +159,11 @@ export const geminiCli: PeerPolicy = {
     {
       numbers: "shell `llmContent` (`Output:`, `Exit Code:`, `wrapUntrusted`)",
       from: at("packages/core/src/tools/shell.ts")
+    },
+    {
+      numbers:
+        "one output buffer for both streams: a pty, or the child's two pipes appended as their chunks arrive (`handleOutput`)",
+      from: at("packages/core/src/services/shellExecutionService.ts")
     },
     {
       numbers: "read_file: 2000 lines, 2000 characters per line, 20 MB",

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { type Location, matchingLines, type PeerPolicy, type View, whole } from "../Peer.js"
-import { byteLength, combined, type RawOutput, splitLines, tailBytes } from "../Text.js"
+import { arrivalText, byteLength, type RawOutput, splitLines, tailLines } from "../Text.js"
 
 const PACKAGE = "npm `opencode-linux-x64@1.18.33` (bundle embedded in `package/bin/opencode`)"
 
@@ -24,32 +24,15 @@ export const OPENCODE_GREP_RECORD_BYTES = 65_536
 /** What a clipped line ends with (`MAX_LINE_SUFFIX`). */
 const CLIP_NOTE = `... (line truncated to ${OPENCODE_LINE_CHARS} chars)`
 
-/** The shell's cut: whole lines from the end within both limits, or the end of one huge line. */
-const tailCut = (text: string): { readonly text: string; readonly cut: boolean } => {
-  const lines = text.split("\n")
-  if (lines.length <= OPENCODE_MAX_LINES && byteLength(text) <= OPENCODE_MAX_BYTES)
-    return { text, cut: false }
-  const kept: Array<string> = []
-  let bytes = 0
-  for (let i = lines.length - 1; i >= 0 && kept.length < OPENCODE_MAX_LINES; i--) {
-    const size = byteLength(lines[i]!) + (kept.length > 0 ? 1 : 0)
-    if (bytes + size > OPENCODE_MAX_BYTES) {
-      if (kept.length === 0) kept.unshift(tailBytes(lines[i]!, OPENCODE_MAX_BYTES))
-      break
-    }
-    kept.unshift(lines[i]!)
-    bytes += size
-  }
-  return { text: kept.join("\n"), cut: true }
-}
-
 const shell = (raw: RawOutput, savedPath: string): View => {
-  const text = combined(raw)
-  const cut = tailCut(text)
+  // both streams come through one decoded stream (`all`) in the order they arrive; the exit code
+  // goes to the call's metadata, not to the text the model reads
+  const text = arrivalText(raw)
+  const cut = tailLines(text, OPENCODE_MAX_LINES, OPENCODE_MAX_BYTES)
   if (!cut.cut) return whole(text === "" ? "(no output)" : text)
-  const marker = `...output truncated...\n\nFull output saved to: ${savedPath}`
+  const marker = `...output truncated...\nFull output saved to: ${savedPath}`
   return {
-    text: `${marker}\n\n${cut.text}`,
+    text: `${marker}\n${cut.text === "" ? "(no output)" : cut.text}`,
     truncated: true,
     head: "",
     tail: cut.text,
@@ -118,7 +101,7 @@ export const opencode: PeerPolicy = {
   version: "1.18.33",
   shell: {
     describe:
-      "stdout and stderr as one text; up to 2000 lines and 50 KB pass whole; otherwise the tail is kept, whole lines from the end until either limit (the end of the last line when it alone is larger), after `...output truncated...` and the path of the saved whole output.",
+      "both streams as one text in the order they arrive (the exit code is not in the text, failed or not); up to 2000 lines and 50 KB pass whole; otherwise the tail is kept, whole lines from the end until either limit (the end of the last line when it alone is larger), after `...output truncated...` and the path of the saved whole output.",
     apply: shell
   },
   read: {
@@ -134,7 +117,7 @@ export const opencode: PeerPolicy = {
   sources: [
     {
       numbers:
-        "shell tool `ShellTool.run`: tail cut of 2000 lines / 51,200 bytes, whole output saved, `...output truncated...`",
+        "shell tool `ShellTool.run`: one decoded stream of both (`D.all`), tail cut of 2000 lines / 51,200 bytes (`es`), whole output saved, `...output truncated...\\nFull output saved to: P\\n` before the tail, the exit code only in `metadata.exit`",
       from: PACKAGE
     },
     { numbers: "`Truncate`: `MAX_LINES = 2000`, `MAX_BYTES = 51200`", from: PACKAGE },

@@ -4,7 +4,15 @@
  * @since 0.1.0
  */
 import { type Location, matchingLines, type PeerPolicy, type View } from "../Peer.js"
-import { byteLength, combined, headBytes, type RawOutput, sizeText, splitLines, tailBytes } from "../Text.js"
+import {
+  byteLength,
+  arrivalText,
+  headBytes,
+  type RawOutput,
+  sizeText,
+  splitLines,
+  tailBytes
+} from "../Text.js"
 
 const COMMIT = "cb836567180a (2026-04-14)"
 const at = (file: string): string => `RooCodeInc/Roo-Code \`${file}\` at ${COMMIT}`
@@ -27,7 +35,8 @@ const exitStatus = (exitCode: number): string =>
   `${exitCode === 0 ? "" : "Command execution was not successful, inspect the cause and adjust as needed.\n"}Exit code: ${exitCode}`
 
 const shell = (raw: RawOutput): View => {
-  const text = combined(raw)
+  // execa `all: true`: both streams interleaved as they arrive
+  const text = arrivalText(raw)
   const status = exitStatus(raw.exitCode ?? 0)
   const total = byteLength(text)
   if (total <= ROO_PREVIEW_BYTES)
@@ -145,7 +154,7 @@ export const rooCode: PeerPolicy = {
   version: COMMIT,
   shell: {
     describe:
-      "stdout and stderr as one text; up to 10 KB (the default `medium` preview) pass whole with the exit code; a longer output is saved whole as an artifact and the model gets its first 5 KB and last 5 KB (cut at characters, not lines) around `[...N bytes omitted...]`, the artifact id and a pointer to `read_command_output`.",
+      "both streams as one text in the order they arrive (execa `all: true`); up to 10 KB (the default `medium` preview) pass whole with the exit code; a longer output is saved whole as an artifact and the model gets its first 5 KB and last 5 KB (cut at characters, not lines) around `[...N bytes omitted...]`, the artifact id and a pointer to `read_command_output`.",
     apply: shell
   },
   read: {
@@ -185,6 +194,10 @@ export const rooCode: PeerPolicy = {
     {
       numbers: "search_files: `MAX_RESULTS = 300`, `MAX_LINE_LENGTH = 500`, context 1",
       from: at("src/services/ripgrep/index.ts")
+    },
+    {
+      numbers: "both streams interleaved as they arrive (execa `all: true`)",
+      from: at("src/integrations/terminal/ExecaTerminalProcess.ts")
     }
   ]
 }

@@ -7,16 +7,12 @@
  * character boundary) and taking one search budget of it. Bash's own result budget has no
  * per-line clip, so this is the one tool call that returns the rest of a long line verbatim.
  */
-import { Marker, type Truncation } from "@toolcap/limits"
+import { Marker, PathQuote, type Truncation } from "@toolcap/limits"
 import type { Stop } from "./search/order.js"
 
 /** `1 line` / `3 lines`. */
 export const plural = (count: number, word: string): string =>
   `${count} ${word}${count === 1 ? "" : word.endsWith("ch") ? "es" : "s"}`
-
-/** A path as one POSIX shell word. */
-export const shellQuote = (text: string): string =>
-  /^[A-Za-z0-9_./@%+=:,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`
 
 /** Where a clipped line continues: the file (as the shell should name it) and the first byte left out. */
 export interface ClipContinuation {
@@ -37,7 +33,7 @@ export interface MatchWindow {
 
 /** The sentence about long lines shown around their first match. */
 export const matchWindows = (count: number, first: MatchWindow): string =>
-  `${plural(count, "line")} whose first match lies past the clip ${count === 1 ? "is" : "are"} shown around that match, not from ${count === 1 ? "its" : "their"} start (${count === 1 ? "" : "the first: "}line ${first.line} of ${first.path} from byte column ${first.column}; each entry's \`column\` says where).`
+  `${plural(count, "line")} whose first match lies past the clip ${count === 1 ? "is" : "are"} shown around that match, not from ${count === 1 ? "its" : "their"} start (${count === 1 ? "" : "the first: "}line ${first.line} of ${PathQuote.quote(first.path)} from byte column ${first.column}; each entry's \`column\` says where).`
 
 /** The sentence about clipped lines, naming a command that shows the rest of the first one. */
 export const clippedLines = (
@@ -48,7 +44,7 @@ export const clippedLines = (
 ): string => {
   const head = `${plural(count, "line")} longer than ${maxLineChars} characters ${count === 1 ? "was" : "were"} clipped`
   if (first === undefined) return `${head}.`
-  const command = `tail -c +${first.byte + 1} ${shellQuote(first.shellPath)} | head -c ${maxBytes}`
+  const command = `tail -c +${first.byte + 1} ${PathQuote.shellWord(first.shellPath)} | head -c ${maxBytes}`
   return `${head}; the rest of ${count === 1 ? "it" : `the first (line ${first.line})`} shows with Bash \`${command}\` (raise the +offset by ${maxBytes} for the part after that).`
 }
 

@@ -18,12 +18,12 @@ import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
-import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { Outcome, ToolHost } from "@toolcap/adapters"
 import { CheckpointStore } from "@toolcap/checkpoint"
 import type { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
+import * as Listing from "./listing.js"
 
 export interface SpillFile {
   readonly path: string
@@ -144,26 +144,17 @@ export const make = (
       )
 
     const sessions: Sources["sessions"] = async () => {
-      const entries = await fsp.readdir(scratchRoot, { withFileTypes: true }).catch(() => [])
+      const names = await Listing.directoryNames(scratchRoot)
       const found = await Promise.all(
-        entries
-          .filter((entry) => entry.isDirectory() && Scratch.sessionIdPattern.test(entry.name))
-          .map(async (entry): Promise<SessionInfo> => {
-            const outputDir = path.join(scratchRoot, entry.name, Scratch.toolOutputDirName)
-            const names = await fsp.readdir(outputDir).catch(() => [] as Array<string>)
-            const spills = await Promise.all(
-              names.map(async (name) => {
-                const file = path.join(outputDir, name)
-                const stat = await fsp.stat(file).catch(() => undefined)
-                return stat?.isFile() === true
-                  ? [{ path: file, name, bytes: stat.size, modifiedMs: Math.trunc(stat.mtimeMs) }]
-                  : []
-              })
-            )
+        names
+          .filter((name) => Scratch.sessionIdPattern.test(name))
+          .map(async (name): Promise<SessionInfo> => {
+            // regular files inside the spill directory only, never through a link (listing.ts)
+            const spills = await Listing.spillFiles(scratchRoot, name, Scratch.toolOutputDirName)
             return {
-              sessionId: entry.name,
+              sessionId: name,
               spills: Arr.sort(
-                spills.flat(),
+                spills,
                 Order.combine(
                   Order.reverse(Order.mapInput(Order.number, (file: SpillFile) => file.modifiedMs)),
                   Order.mapInput(Order.string, (file: SpillFile) => file.name)

@@ -20,6 +20,8 @@ import type { BashChunk, BashResult } from "../../Bash.js"
 import * as Supervisor from "../../Supervisor.js"
 import * as Workspace from "../../Workspace.js"
 import * as Chunk from "./chunk.js"
+import * as Handover from "./command.js"
+import { BashEnvironment } from "./environment.js"
 import * as Output from "./output.js"
 import { buildResult, type Ending, type Termination } from "./result.js"
 
@@ -67,6 +69,7 @@ export const call = (
     const budgets = yield* Budgets.Budgets
     const workspace = yield* Workspace.Workspace
     const supervisor = yield* Supervisor.Supervisor
+    const environment = yield* BashEnvironment
     const runId = yield* supervisor.runId
     const callId = options.callId ?? runId
     // from the start, after the wait for a slot: set when the call is admitted
@@ -176,11 +179,14 @@ export const call = (
             )
             if (slot !== ADMITTED) return { outcome: slot, proc: undefined, readers: undefined }
             startedAt = yield* Clock.currentTimeNanos
+            const args = yield* Handover.shellArgs(command, shell.file, scratch)
             const proc = yield* supervisor
               .start({
                 file: shell.file,
-                args: ["-c", command],
+                args,
                 cwd: workspace.root,
+                // the host's variables under the policy; the supervisor adds the cookie after them
+                env: environment.apply(process.env),
                 tree: {
                   runId,
                   killGraceMs: budgets.bashKillGraceMs,
@@ -189,7 +195,8 @@ export const call = (
                   killWaitMs: budgets.bashDrainGraceMs,
                   drainMs: budgets.bashDrainGraceMs,
                   memoryMaxBytes: budgets.bashMemoryMaxBytes,
-                  deadlineMs: timeoutMs
+                  deadlineMs: timeoutMs,
+                  tasksMax: budgets.bashTasksMax
                 }
               })
               .pipe(

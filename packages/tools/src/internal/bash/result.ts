@@ -120,6 +120,28 @@ const headline = (
       `could not stop ${termination.survivors.length} process(es) still alive after SIGKILL: ${listPids(termination.survivors)}`
     )
   }
+  const foreign = termination.foreign ?? []
+  if (foreign.length > 0) {
+    const back = foreign.filter((member) => member.movedTo !== undefined)
+    lines.push(
+      `left alone ${foreign.length} process(es) the call did not start, found in its cgroup: ${listPids(foreign.map((member) => member.pid))}` +
+        (back.length === foreign.length
+          ? " (each moved back to the cgroup it came from)"
+          : ` (${foreign.length - back.length} could not be moved out of the call's cgroup)`)
+    )
+  }
+  const shm = termination.shmRemoved ?? []
+  if (shm.length > 0) {
+    lines.push(
+      `removed ${shm.length} file(s) the call left in /dev/shm: ${shm
+        .slice(0, 5)
+        .map((name) => JSON.stringify(name))
+        .join(", ")}${shm.length > 5 ? ", ..." : ""}`
+    )
+  }
+  if ((termination.thawed ?? 0) > 0) {
+    lines.push(`thawed ${termination.thawed} frozen cgroup(s) of the call before stopping it`)
+  }
   const ceiling = termination.memoryCeiling
   if (ceiling !== undefined && termination.memory?.reached === true) {
     const kills = termination.memory.oomKills
@@ -129,7 +151,13 @@ const headline = (
     )
   } else if (ceiling?.enforcedBy === "rlimit" && !(ending.kind === "Exited" && status?.code === 0)) {
     lines.push(
-      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process applied: an allocation past it fails inside the program`
+      `a memory ceiling of ${Marker.formatBytes(ceiling.maxBytes)} per process (${ceiling.mechanism ?? "rlimit"}) applied: an allocation past it fails inside the program`
+    )
+  }
+  const tasks = termination.taskLimit
+  if (tasks !== undefined && termination.tasks?.reached === true) {
+    lines.push(
+      `the call reached its task limit of ${tasks.maxTasks} processes and threads: the kernel refused ${termination.tasks.forkFailures} forks (EAGAIN, "Resource temporarily unavailable")`
     )
   }
   if (termination.pipesHeld) {
@@ -149,6 +177,8 @@ const terminationOf = (termination: Termination): BashResult["termination"] => {
     pipesHeld,
     signalled: _signalled,
     survivors,
+    tasks,
+    taskLimit,
     unstoppable,
     ...containment
   } = termination
@@ -157,6 +187,9 @@ const terminationOf = (termination: Termination): BashResult["termination"] => {
     ...(memoryCeiling === undefined
       ? {}
       : { memoryCeiling: memory === undefined ? memoryCeiling : { ...memoryCeiling, ...memory } }),
+    ...(taskLimit === undefined
+      ? {}
+      : { taskLimit: tasks === undefined ? taskLimit : { ...taskLimit, ...tasks } }),
     survivors: [...unstoppable, ...survivors],
     pipesHeld
   }

@@ -92,6 +92,10 @@ export const readDirectoryWithin = (dir: string, contains: (real: string) => boo
   }
 }
 
+/** Whether a held descriptor's real path is still the one expected of it. */
+const inPlace = ({ expected, fd }: { readonly fd: number; readonly expected: string }): boolean =>
+  Procfs.descriptorTarget(fd) === expected
+
 /**
  * Which of `relatives` (files below the directory `base` names, `/`-separated) are, by the
  * descriptor of each, exactly where `realBase` + the relative path says: each is opened without
@@ -118,8 +122,6 @@ export const confirmWithin = (
       const expected = `${realBase}/${relative}`
       held.push({ index, fd, expected })
     })
-    const inPlace = ({ expected, fd }: { readonly fd: number; readonly expected: string }) =>
-      Procfs.descriptorTarget(fd) === expected
     const first = held.filter(inPlace)
     return first.filter(inPlace).map((entry) => entry.index)
   } finally {

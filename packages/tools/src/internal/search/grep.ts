@@ -148,7 +148,7 @@ const makeResult = (c: CollectInput) => {
             : Hits.windowAround(c.readRange, candidate.absolute, hit.hidden, budgets.maxLineChars)
         const text = window?.text ?? hit.text
         const size = window === undefined ? hit.size : Buffer.byteLength(`:${hit.line}:${text}`) + 1
-        if (!gate.admit(Buffer.byteLength(candidate.display) + 1 + size)) {
+        if (!gate.admit(Order.renderedBytes(candidate.display) + size)) {
           leftOver = true
           break
         }

@@ -3,7 +3,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
-import { Abort } from "@toolcap/limits"
+import { Abort, PathQuote } from "@toolcap/limits"
 
 /** A file with what the order needs. */
 export interface Dated {
@@ -61,8 +61,8 @@ export const budget = (maxEntries: number, maxLines: number, maxBytes: number) =
   }
 }
 
-/** UTF-8 size of an entry rendered as one line of text. */
-export const renderedBytes = (text: string): number => Buffer.byteLength(text) + 1
+/** UTF-8 size of an entry rendered as one line of text (its path C-quoted when it holds a control character). */
+export const renderedBytes = (text: string): number => Buffer.byteLength(PathQuote.quote(text)) + 1
 
 /** Interrupts `effect` when `signal` aborts (an already aborted signal interrupts at once). */
 export const interruptOnAbort = Abort.interruptOnAbort

@@ -19,6 +19,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
 import * as Confine from "./confine.js"
+import * as Membership from "./membership.js"
 import * as Proc from "./process.js"
 import { MAX_POLL_MS, type Member, type TreeOps } from "./terminate.js"
 
@@ -264,88 +265,71 @@ export const removeDir = (dir: string, waitMs: number): Effect.Effect<boolean> =
 
 /**
  * The members of the call cgroup `dir` and of every cgroup below it, for the shared stop: read
- * from the cgroups (no scan of /proc) once `cgroup.events` says one is left, and ended all at once
- * by `cgroup.kill` whoever owns them, those forked meanwhile too (one by one where the kernel
- * refuses it). A member already on its way out (its pipes closed, say, a moment before it leaves
- * the cgroup) is neither signalled nor reported: removing the cgroup waits for it to go.
+ * from the cgroups (no scan of /proc) once `cgroup.events` says one is left, each checked against
+ * the call (./membership.ts): a foreign one (the host, or any process the call moved in) is moved
+ * back to the cgroup it came from and reported in `foreign()`, never signalled. Frozen cgroups are
+ * thawed first. The call's own are ended all at once by `cgroup.kill` whoever owns them, those
+ * forked meanwhile too, once a last check found no foreign member left (else, or where the kernel
+ * refuses it, one by one). A member already on its way out (its pipes closed, say, a moment
+ * before it leaves the cgroup) is neither signalled nor reported: removing the cgroup waits for
+ * it to go.
  */
-export const treeOps = (dir: string): TreeOps<Member> => {
-  const live = Effect.sync(() =>
-    populated(dir)
-      ? members(dir)
-          .filter((pid) => Procfs.readProcess(pid)?.exiting !== true)
-          .map((pid) => ({ pid, key: String(pid) }))
-      : []
-  )
+export const treeOps = (
+  dir: string,
+  call: Membership.Call
+): TreeOps<Member> & {
+  readonly foreign: () => Array<{ readonly pid: number; readonly movedTo?: string }>
+  readonly thawed: () => number
+} => {
+  const checker = Membership.checker(call)
+  const foreign = new Map<number, string | undefined>()
+  let thawed = -1
+  /** The call's own live members now; foreign ones moved out (true when every one could be). */
+  const own = (): { readonly pids: Array<number>; readonly allMoved: boolean } => {
+    if (!populated(dir)) return { pids: [], allMoved: true }
+    if (thawed < 0) thawed = Membership.thawV2(subtree(dir))
+    const split = checker.check(members(dir).filter((pid) => Procfs.readProcess(pid)?.exiting !== true))
+    let allMoved = true
+    for (const stranger of split.foreign) {
+      // the cgroup it came from, else the host's (this user may not write to the first, e.g. the
+      // root cgroup from a delegated subtree); the host itself goes back to its own first
+      const homes = stranger.pid === process.pid ? [call.home, stranger.home] : [stranger.home, call.home]
+      const movedTo = homes.find((home) => Membership.moveTo(home, stranger.pid))
+      allMoved &&= movedTo !== undefined
+      if (movedTo !== undefined || !foreign.has(stranger.pid)) foreign.set(stranger.pid, movedTo)
+    }
+    thawed += Membership.thawV1(split.own)
+    return { pids: split.own, allMoved }
+  }
+  const live = Effect.sync(() => own().pids.map((pid) => ({ pid, key: String(pid) })))
   return {
     scan: live,
     poll: () => Effect.map(live, (alive) => ({ live: alive, full: true })),
     term: (alive) => alive.map((member) => Proc.sendSignal(member.pid, "SIGTERM")),
-    kill: (alive) =>
-      kill(dir)
+    kill: (alive) => {
+      // the last check right before the kill: cgroup.kill only when no foreign member is left
+      const last = own()
+      return last.allMoved && kill(dir)
         ? alive.map(() => "sent" as const)
-        : alive.map((member) => Proc.sendSignal(member.pid, "SIGKILL")),
+        : alive.map((member) => Proc.sendSignal(member.pid, "SIGKILL"))
+    },
     killReachesAll: true,
-    wait: (stepMs) => Effect.sleep(Duration.millis(stepMs))
+    wait: (stepMs) => Effect.sleep(Duration.millis(stepMs)),
+    foreign: () => [...foreign].map(([pid, movedTo]) => (movedTo === undefined ? { pid } : { pid, movedTo })),
+    thawed: () => Math.max(0, thawed)
   }
-}
-
-const hasMemory = (file: string): boolean => {
-  try {
-    return /(^|\s)memory(\s|$)/.test(fs.readFileSync(file, "latin1"))
-  } catch {
-    return false
-  }
-}
-
-/**
- * Why call cgroups under `parent` cannot get `memory.max`, or undefined when they can: the memory
- * controller must be enabled for `parent` by the cgroup above it (toolcap enables it below
- * `parent` itself, never above: that is the host's own cgroup or the system's).
- */
-export const memoryUnavailable = (parent: string): string | undefined =>
-  hasMemory(path.join(path.dirname(parent), "cgroup.subtree_control"))
-    ? undefined
-    : `the cgroup v2 memory controller is not enabled for ${parent}`
-
-/**
- * Sets the call cgroup's memory ceiling, swap included (so the ceiling is the call's whole memory
- * on this machine), enabling the controller below the parent first; why not, when it cannot.
- */
-export const limitMemory = (parent: string, dir: string, bytes: number): string | undefined => {
-  try {
-    const control = path.join(parent, "cgroup.subtree_control")
-    if (!hasMemory(control)) fs.writeFileSync(control, "+memory")
-    fs.writeFileSync(path.join(dir, "memory.max"), String(bytes))
-  } catch (error) {
-    return `memory.max could not be set on the call's cgroup (${(error as Error).message})`
-  }
-  try {
-    fs.writeFileSync(path.join(dir, "memory.swap.max"), "0")
-  } catch {
-    // no swap accounting here: the ceiling already bounds what the call holds in memory
-  }
-  return undefined
-}
-
-/** What the kernel counted against the call cgroup's memory ceiling (its whole subtree). */
-export const memoryEvents = (dir: string): { readonly reached: boolean; readonly oomKills: number } => {
-  let text = ""
-  try {
-    text = fs.readFileSync(path.join(dir, "memory.events"), "latin1")
-  } catch {
-    // gone, or no memory controller: nothing counted
-  }
-  const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1] ?? 0)
-  const oomKills = count("oom_kill")
-  return { reached: count("max") > 0 || count("oom") > 0 || oomKills > 0, oomKills }
 }
 
 /**
  * The startup sweep: every call cgroup under `parent` whose owning host (pid and start time, from
- * its name `<pid36>-<start36>-<random>`) no longer runs is killed and removed.
+ * its name `<pid36>-<start36>-<random>`) no longer runs is ended by `end` (default: killed and
+ * removed); how many were removed. The v1 hierarchies sweep their call cgroups the same way.
  */
-export const sweep = (parent: string): Effect.Effect<number> =>
+export const sweep = (
+  parent: string,
+  end: (dir: string) => Effect.Effect<boolean> = (dir) =>
+    Effect.suspend(() => (kill(dir), removeDir(dir, 500)))
+): Effect.Effect<number> =>
   Effect.gen(function* () {
     let names: Array<string>
     try {
@@ -357,9 +341,7 @@ export const sweep = (parent: string): Effect.Effect<number> =>
     for (const name of names) {
       const owner = ownerOf(name)
       if (owner === undefined || Procfs.isRunning(owner.pid, owner.startTime)) continue
-      const dir = path.join(parent, name)
-      kill(dir)
-      if (yield* removeDir(dir, 500)) swept++
+      if (yield* end(path.join(parent, name))) swept++
     }
     return swept
   })

@@ -20,8 +20,10 @@ export interface Guards {
   readonly launcher: string | undefined
   /** Landlock scopes on the shell and all it starts (needs the launcher). */
   readonly scope: boolean
-  /** `RLIMIT_DATA` of every process of the call, in bytes, when the ceiling is per process. */
+  /** `RLIMIT_AS` of every process of the call, in bytes, when the ceiling is per process. */
   readonly memoryBytes: number | undefined
+  /** The call's cgroup v1 cgroups (memory, pids) its shell joins before it runs. */
+  readonly cgroup1?: ReadonlyArray<string> | undefined
 }
 
 /** A command line. */
@@ -50,10 +52,34 @@ export const underDataCeiling = (memoryBytes: number, file: string, args: Readon
   args: ["-c", ULIMIT, String(Math.max(1, Math.floor(memoryBytes / 1024))), file, ...args]
 })
 
+/**
+ * Without the launcher: the shell joins the call's v1 cgroups (`$1`... up to `--`) and sets its
+ * address-space ceiling (`$0` KiB, `-` for none), then becomes the command (same pid); 125 when
+ * either is refused.
+ */
+const BOUNDS_PROLOGUE =
+  'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; done; shift; ' +
+  '[ "$0" = - ] || ulimit -v "$0" || exit 125; exec "$@"'
+
+/** `file args` joining the v1 cgroups and under the address-space ceiling, by `/bin/sh` (no launcher). */
+const underBounds = (guards: Guards, file: string, args: ReadonlyArray<string>): Line => ({
+  file: "/bin/sh",
+  args: [
+    "-c",
+    BOUNDS_PROLOGUE,
+    guards.memoryBytes === undefined ? "-" : String(Math.max(1, Math.floor(guards.memoryBytes / 1024))),
+    ...(guards.cgroup1 ?? []),
+    "--",
+    file,
+    ...args
+  ]
+})
+
 /** The launcher's options for what it applies to the program itself. */
 const launcherOptions = (guards: Guards): Array<string> => [
   ...(guards.scope ? ["--scope"] : []),
-  ...(guards.memoryBytes === undefined ? [] : ["--memory", String(guards.memoryBytes)])
+  ...(guards.memoryBytes === undefined ? [] : ["--address-space", String(guards.memoryBytes)]),
+  ...(guards.cgroup1 ?? []).flatMap((dir) => ["--cgroup1", dir])
 ]
 
 /** Whether the launcher runs for a call with these guards entering by `entry` (undefined: the group tier). */
@@ -65,8 +91,8 @@ export const inPlace = (guards: Guards, file: string, args: ReadonlyArray<string
   const options = launcherOptions(guards)
   if (options.length === 0) return { file, args }
   if (guards.launcher !== undefined) return { file: guards.launcher, args: [...options, "--", file, ...args] }
-  // no launcher, so no scope: only the ceiling is left
-  return underDataCeiling(guards.memoryBytes ?? 0, file, args)
+  // no launcher, so no scope: only the bounds are left
+  return underBounds(guards, file, args)
 }
 
 /**
@@ -91,7 +117,8 @@ export const intoCgroup = (
 export const serverOptions = (guards: Guards): string | undefined => {
   const options = [
     ...(guards.scope ? ["scope"] : []),
-    ...(guards.memoryBytes === undefined ? [] : [`memory=${guards.memoryBytes}`])
+    ...(guards.memoryBytes === undefined ? [] : [`as=${guards.memoryBytes}`]),
+    ...(guards.cgroup1 ?? []).map((dir) => `cgroup1=${dir}`)
   ]
   return options.length === 0 ? undefined : options.join(",")
 }
@@ -103,27 +130,31 @@ export interface LayerGuards {
 }
 
 /**
- * One call's guards and containment: the layer's, with the call's memory ceiling (`maxBytes` > 0)
- * either on its cgroup (`cgroupRefused` undefined: `memory.max` was set) or per process, for the
- * reason given.
+ * One call's guards and containment: the layer's, with the call's bounds (./bounds.ts) — the v1
+ * cgroups its shell joins, `RLIMIT_AS` where the memory ceiling is per process — and what they are.
  */
 export const forCall = (
   layer: LayerGuards,
   base: Containment,
-  maxBytes: number,
-  cgroupRefused: string | undefined
+  bounds: {
+    readonly memoryCeiling: Containment["memoryCeiling"]
+    readonly taskLimit: Containment["taskLimit"]
+    readonly addressSpaceBytes: number | undefined
+    readonly cgroup1: ReadonlyArray<string>
+  }
 ): { readonly guards: Guards; readonly containment: Containment } => {
-  const perProcess = maxBytes > 0 && cgroupRefused !== undefined
-  const guards: Guards = { ...layer, memoryBytes: perProcess ? maxBytes : undefined }
-  if (maxBytes <= 0) return { guards, containment: base }
+  const guards: Guards = {
+    ...layer,
+    memoryBytes: bounds.addressSpaceBytes,
+    ...(bounds.cgroup1.length > 0 ? { cgroup1: bounds.cgroup1 } : {})
+  }
   return {
     guards,
     containment: {
       ...base,
       launcher: usesLauncher(guards, base.cgroupEntry),
-      memoryCeiling: perProcess
-        ? { maxBytes, enforcedBy: "rlimit", reason: cgroupRefused }
-        : { maxBytes, enforcedBy: "cgroup" }
+      ...(bounds.memoryCeiling === undefined ? {} : { memoryCeiling: bounds.memoryCeiling }),
+      ...(bounds.taskLimit === undefined ? {} : { taskLimit: bounds.taskLimit })
     }
   }
 }

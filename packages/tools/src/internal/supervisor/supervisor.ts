@@ -22,7 +22,9 @@ import type {
   SupervisorService
 } from "../../Supervisor.js"
 import * as Admission from "./admission.js"
+import * as CallBounds from "./bounds.js"
 import * as Cgroup from "./cgroup.js"
+import * as V1 from "./cgroupV1.js"
 import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
@@ -60,6 +62,8 @@ const LAYER_TAG_CHARS = 6
 
 const noop = () => {}
 
+const ascending = (pids: Set<number>): Array<number> => [...pids].toSorted((a, b) => a - b)
+
 /** A stop joined with what the watchdog's backstop reported signalling (`T <pid>`, `K <pid>` lines); the report is removed. */
 const withReported = (stopped: TreeStop, report: string): TreeStop => {
   let text: string
@@ -78,7 +82,6 @@ const withReported = (stopped: TreeStop, report: string): TreeStop => {
     termed.add(number)
     if (tag === "K") killed.add(number)
   }
-  const ascending = (pids: Set<number>) => [...pids].sort((a, b) => a - b)
   return { ...stopped, signalled: ascending(termed), killed: ascending(killed) }
 }
 
@@ -261,14 +264,29 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         landlockScopes: scopes.apply,
         ...(scopes.apply ? {} : { landlockScopesReason: scopes.reason })
       })
+      const decider = CallBounds.make({
+        v2Parent: detected?.parent,
+        memoryController: options.memoryController ?? true,
+        cgroupV1: options.cgroupV1 ?? true,
+        shmCleanup: options.shmCleanup ?? true,
+        watchdog,
+        runIdPrefix: yield* runIdPrefix,
+        probeName: yield* probeName
+      })
+      // what dead hosts left in the v1 hierarchies, after their v2 cgroups below
+      const sweepV1 = Effect.forEach(decider.v1Parents(), (parent) => V1.sweep(parent), {
+        discard: true
+      })
       if (detected === undefined || detected.parent === undefined) {
         yield* forkSweep
+        yield* sweepV1
         const fallbackReason =
           detected?.fallbackReason ??
           (options.containment === "group" ? "the group tier was asked for" : `${CONTAINMENT_VARIABLE}=group`)
-        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }), guards)
+        return TierGroup.make(watchdog, base({ containment: "group", fallbackReason }), guards, decider)
       }
       yield* Cgroup.sweep(detected.parent)
+      yield* sweepV1
       return yield* TierCgroup.make({
         parent: detected.parent,
         entry: detected.entry,
@@ -276,6 +294,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
         launcherServer: options.launcherServer ?? true,
         watchdog,
         guards,
+        bounds: decider,
         containment: base({
           containment: "cgroup",
           cgroupEntry: detected.entry,
@@ -298,10 +317,10 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => reports !== undefined && fs.rmSync(reports, { recursive: true, force: true }))
     )
-    const reportFile = (runId: string): string | undefined => {
+    const reportFile = (callRunId: string): string | undefined => {
       try {
         reports ??= fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-deadlines-"))
-        return path.join(reports, runId)
+        return path.join(reports, callRunId)
       } catch {
         return undefined
       }
@@ -318,7 +337,13 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       if (handle.lifeline === undefined) return without("this tier names nothing the watchdog can stop")
       const report = reportFile(tree.runId)
       if (report === undefined) return without("no private directory for the watchdog's report could be made")
-      const backstop = watchdog.arm(handle.lifeline, tree.deadlineMs + backstopMs, tree.killGraceMs, report)
+      const backstop = watchdog.arm(
+        handle.lifeline,
+        tree.deadlineMs + backstopMs,
+        tree.killGraceMs,
+        report,
+        tree.runId
+      )
       if (!backstop.armed) {
         backstop.disarm()
         return without("the lifeline watchdog could not be started")

@@ -49,6 +49,14 @@ export interface TreeStop {
   readonly survivors: ReadonlyArray<number>
   /** What the kernel counted against a `cgroup` memory ceiling (none otherwise). */
   readonly memory?: { readonly reached: boolean; readonly oomKills: number } | undefined
+  /** What the kernel counted against a `cgroup` task limit (none otherwise). */
+  readonly tasks?: { readonly reached: boolean; readonly forkFailures: number } | undefined
+  /** Members the call did not start (moved into its cgroup from outside): moved back, never signalled. */
+  readonly foreign?: ReadonlyArray<{ readonly pid: number; readonly movedTo?: string }> | undefined
+  /** Files the call left in /dev/shm, removed when it ended. */
+  readonly shmRemoved?: ReadonlyArray<string> | undefined
+  /** Frozen cgroups (v2 `cgroup.freeze`, v1 freezer) thawed before the stop. */
+  readonly thawed?: number | undefined
 }
 
 /** @internal */

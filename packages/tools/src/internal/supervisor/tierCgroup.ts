@@ -12,9 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import type * as Scope from "effect/Scope"
+import * as path from "node:path"
 import type { ToolError } from "@toolcap/limits"
 import { Procfs } from "@toolcap/spill"
 import type { Command, Containment, TreeOptions } from "../../Supervisor.js"
+import * as Bounds from "./bounds.js"
 import * as Cgroup from "./cgroup.js"
 import * as Confine from "./confine.js"
 import * as Group from "./group.js"
@@ -43,6 +45,8 @@ export interface Options {
   readonly watchdog: Watchdog
   /** The launcher this layer runs and whether calls get Landlock scopes. */
   readonly guards: Confine.LayerGuards
+  /** How calls' memory ceilings and task limits are applied here. */
+  readonly bounds: Bounds.Decider
   readonly containment: Containment
 }
 
@@ -57,6 +61,9 @@ const noop = () => {}
 export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { entry, parent, watchdog } = options
+    // where a foreign member goes back to when the cgroup it came from cannot be read: the host's
+    // own cgroup, read now (a call may move the host into its cgroup later)
+    const home = homeCgroup(parent)
     const layerScope = yield* Effect.scope
     // the launcher server, started from the layer's second launch on (a host that makes one call
     // starts none)
@@ -64,8 +71,6 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     let launches = 0
     let closed = false
     const launcher = options.guards.launcher
-    // decided once: whether call cgroups here can get memory.max (read only when a call asks)
-    let memoryRefused: string | undefined | null = null
     const startServer = () => {
       if (closed || launcher === undefined || (server !== undefined && Launcher.usable(server))) return
       try {
@@ -141,15 +146,15 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           if (dir === undefined) {
             return yield* Launch.spawnFailed(command.file, command.cwd, "could not create the call's cgroup")
           }
-          // the memory ceiling on the cgroup where the kernel offers it, else per process
-          const maxBytes = tree.memoryMaxBytes ?? 0
-          let cgroupRefused: string | undefined
-          if (maxBytes > 0) {
-            if (memoryRefused === null) memoryRefused = Cgroup.memoryUnavailable(parent)
-            cgroupRefused = memoryRefused ?? Cgroup.limitMemory(parent, dir, maxBytes)
-          }
-          const call = Confine.forCall(options.guards, options.containment, maxBytes, cgroupRefused)
-          const memoryByCgroup = call.containment.memoryCeiling?.enforcedBy === "cgroup"
+          // the memory ceiling and the task limit on the best mechanism here (./bounds.ts)
+          const bounds = options.bounds.forCall(
+            tree.runId,
+            dir,
+            tree.memoryMaxBytes ?? 0,
+            tree.tasksMax ?? 0,
+            yield* Clock.currentTimeMillis
+          )
+          const call = Confine.forCall(options.guards, options.containment, bounds)
           // registered before the spawn: a host that dies right after it still has its lifeline. A run
           // id of this layer is covered by one standing registration of all its call cgroups (no
           // message to the watchdog per call); any other is registered for the call's life.
@@ -179,7 +184,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             launched && command.stdin === undefined ? serve(dir, command, env, call.guards) : undefined
           const started = yield* (
             served === undefined ? spawnHere : callServer(served, spawnHere, command)
-          ).pipe(Effect.tapError(() => removeCgroup(0)))
+          ).pipe(Effect.tapError(() => Effect.zipRight(removeCgroup(0), Effect.sync(bounds.discard))))
           // to tell the process Node started from a later one with its pid (a server reaps its launcher)
           const startedAt = Procfs.startTimeOf(started.pid)
           return {
@@ -188,8 +193,8 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             lifeline: { kind: "cg", dir },
             stop: () =>
               Effect.gen(function* () {
-                // read before the cgroup goes: what the kernel counted against the call's ceiling
-                const memory = memoryByCgroup ? Cgroup.memoryEvents(dir) : undefined
+                // read before the cgroups go: what the kernel counted against the call's bounds
+                const counted = bounds.counted()
                 // the common end, every member gone: the kernel removes only an empty cgroup, so one
                 // successful removal is the whole stop (no listing of members)
                 let stopped = nothingStopped
@@ -197,7 +202,19 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                   unregisterCgroup()
                   yield* releaseParentSoon
                 } else {
-                  stopped = yield* terminate(Cgroup.treeOps(dir), tree)
+                  const ops = Cgroup.treeOps(dir, {
+                    runId: tree.runId,
+                    rootPid: started.pid,
+                    rootStartTime: startedAt,
+                    dir,
+                    mount: home.mount,
+                    home: home.dir
+                  })
+                  stopped = yield* terminate(ops, tree)
+                  const foreign = ops.foreign()
+                  const thawed = ops.thawed()
+                  if (foreign.length > 0) stopped = { ...stopped, foreign }
+                  if (thawed > 0) stopped = { ...stopped, thawed }
                   // an emptied cgroup goes at once; one with survivors cannot go, so it is not waited
                   // for (the lifeline keeps it registered, the watchdog retries when the host ends)
                   yield* removeCgroup(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
@@ -220,13 +237,23 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                     }
                   }
                 }
-                return memory === undefined ? stopped : { ...stopped, memory }
+                // the v1 cgroups empty with the call's processes (the launcher never joins them)
+                yield* bounds.remove(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)
+                const shmRemoved = bounds.removeShm()
+                return { ...stopped, ...counted, ...(shmRemoved.length > 0 ? { shmRemoved } : {}) }
               })
           }
         })
     }
     return tier
   })
+
+/** The host's cgroup v2 now, and the mount; the parent's parent when it cannot be read. */
+const homeCgroup = (parent: string): { readonly mount: string; readonly dir: string } => {
+  const cg = Procfs.cgroup2()
+  if (cg === undefined) return { mount: path.dirname(path.dirname(parent)), dir: path.dirname(parent) }
+  return { mount: cg.mount, dir: path.join(cg.mount, cg.own) }
+}
 
 /** The process when it runs (not a zombie). */
 const alive = (info: Procfs.ProcessInfo | undefined): Procfs.ProcessInfo | undefined =>
@@ -262,6 +289,7 @@ const stopEscapedShell = (
 
 /** Two stops' pids together, ascending. */
 const joinStops = (first: TreeStop, second: TreeStop): TreeStop => ({
+  ...first,
   signalled: joinPids(first.signalled, second.signalled),
   killed: joinPids(first.killed, second.killed),
   unstoppable: joinPids(first.unstoppable, second.unstoppable),

@@ -4,27 +4,39 @@
  * The shell runs through the launcher (exec'd in place, same pid) when it applies Landlock scopes
  * or a memory ceiling to it.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { Procfs } from "@toolcap/spill"
 import type { Containment } from "../../Supervisor.js"
+import type * as Bounds from "./bounds.js"
 import { ownerOf } from "./cgroup.js"
 import * as Confine from "./confine.js"
 import * as Group from "./group.js"
 import * as Launch from "./launch.js"
 import type { Watchdog } from "./lifeline.js"
 import * as Proc from "./process.js"
-import { nothingStopped, terminate } from "./terminate.js"
+import { nothingStopped, terminate, type TreeStop } from "./terminate.js"
 import type { Tier } from "./tier.js"
 
-/** Why a call of this tier gets a per-process memory ceiling rather than a cgroup's. */
-const NO_CGROUP = "the group tier has no cgroup to set memory.max on"
-
 /** @internal */
-export const make = (watchdog: Watchdog, containment: Containment, guards: Confine.LayerGuards): Tier => ({
+export const make = (
+  watchdog: Watchdog,
+  containment: Containment,
+  guards: Confine.LayerGuards,
+  decider: Bounds.Decider
+): Tier => ({
   containment,
   launch: (command, tree, env) =>
     Effect.gen(function* () {
-      const call = Confine.forCall(guards, containment, tree.memoryMaxBytes ?? 0, NO_CGROUP)
+      // no v2 cgroup: the bounds take v1 cgroups of the call where this host has them, else rlimits
+      const bounds = decider.forCall(
+        tree.runId,
+        undefined,
+        tree.memoryMaxBytes ?? 0,
+        tree.tasksMax ?? 0,
+        yield* Clock.currentTimeMillis
+      )
+      const call = Confine.forCall(guards, containment, bounds)
       const run = Confine.inPlace(call.guards, command.file, command.args)
       // the cookie is known before the spawn, the process group only after it: until then the
       // cookie alone names the tree (a host killed while the shell already runs)
@@ -37,7 +49,7 @@ export const make = (watchdog: Watchdog, containment: Containment, guards: Confi
         stdin: command.stdin,
         detached: true,
         name: command.file
-      }).pipe(Effect.tapError(() => Effect.sync(unregisterCookie)))
+      }).pipe(Effect.tapError(() => Effect.sync(() => (unregisterCookie(), bounds.discard()))))
       // still readable here: the child is reaped only after the spawn event; tells the root from a reused pid
       const rootStartTime = Procfs.startTimeOf(launched.pid)
       const unregisterGroup = watchdog.register({ kind: "pg", pgid: launched.pid, cookie: tree.runId })
@@ -53,13 +65,22 @@ export const make = (watchdog: Watchdog, containment: Containment, guards: Confi
           Effect.suspend(() => {
             // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
             // process of the tree is known to be left and no scan of /proc is needed
+            const counted = bounds.counted()
+            const withShm = (stopped: TreeStop): TreeStop => {
+              const shmRemoved = bounds.removeShm()
+              return shmRemoved.length > 0 ? { ...stopped, shmRemoved } : stopped
+            }
             if (facts.exited && facts.drained && Proc.probe(-launched.pid) === "gone") {
               unregister()
-              return Effect.succeed(nothingStopped)
+              return Effect.as(bounds.remove(tree.killWaitMs), withShm({ ...nothingStopped, ...counted }))
             }
-            return Effect.tap(
-              terminate(Group.treeOps({ rootPid: launched.pid, runId: tree.runId, rootStartTime }), tree),
-              (stopped) => Effect.sync(() => stopped.survivors.length === 0 && unregister())
+            return terminate(
+              Group.treeOps({ rootPid: launched.pid, runId: tree.runId, rootStartTime }),
+              tree
+            ).pipe(
+              Effect.tap((stopped) => Effect.sync(() => stopped.survivors.length === 0 && unregister())),
+              Effect.tap((stopped) => bounds.remove(stopped.survivors.length > 0 ? 0 : tree.killWaitMs)),
+              Effect.map((stopped) => withShm({ ...stopped, ...counted }))
             )
           })
       }

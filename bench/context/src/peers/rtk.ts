@@ -1,0 +1,408 @@
+/**
+ * rtk (rtk-ai/rtk 0.16.0), a command proxy Claude Code runs through its `PreToolUse` hook: the hook
+ * rewrites a Bash command it knows into `rtk <tool> ...`, rtk runs the tool and prints a filtered
+ * text, and Claude Code's own Bash cut applies to what rtk printed. Commands the hook does not
+ * rewrite, and rtk's Read and Grep (Claude Code's own tools), are plain Claude Code.
+ *
+ * @since 0.1.0
+ */
+import type { PeerPolicy, View } from "../Peer.js"
+import type { RawOutput } from "../Text.js"
+import { claudeCode } from "./claudeCode.js"
+
+const COMMIT = "d67ade9ecfc6 (0.16.0, 2026-02-14)"
+const at = (file: string): string => `rtk-ai/rtk \`${file}\` at ${COMMIT}`
+
+/**
+ * What the hook (`hooks/rtk-rewrite.sh`) turns a command into, in its order: leading `VAR=value`
+ * assignments are kept aside, and only a command that starts with the tool is rewritten.
+ */
+const REWRITES: ReadonlyArray<{ readonly kind: string; readonly match: RegExp }> = [
+  { kind: "git", match: /^git\s+(status|diff|log|add|commit|push|pull|branch|fetch|stash|show)(\s|$)/ },
+  { kind: "gh", match: /^gh\s+(pr|issue|run|api|release)(\s|$)/ },
+  { kind: "cargo", match: /^cargo\s+(test|build|clippy|check|install|fmt)(\s|$)/ },
+  { kind: "read", match: /^cat\s+/ },
+  { kind: "grep", match: /^(rg|grep)\s+/ },
+  { kind: "ls", match: /^ls(\s|$)/ },
+  { kind: "tree", match: /^tree(\s|$)/ },
+  { kind: "find", match: /^find\s+/ },
+  { kind: "diff", match: /^diff\s+/ },
+  { kind: "read", match: /^head\s+(-\d+|--lines=\d+)\s+/ },
+  { kind: "vitest", match: /^(pnpm\s+)?(npx\s+)?vitest(\s|$)/ },
+  { kind: "vitest", match: /^pnpm\s+test(\s|$)/ },
+  { kind: "npm", match: /^npm\s+(test(\s|$)|run\s+)/ },
+  { kind: "tsc", match: /^(npx\s+)?vue-tsc(\s|$)/ },
+  { kind: "tsc", match: /^pnpm\s+tsc(\s|$)/ },
+  { kind: "tsc", match: /^(npx\s+)?tsc(\s|$)/ },
+  { kind: "lint", match: /^(pnpm\s+lint|(npx\s+)?eslint)(\s|$)/ },
+  { kind: "prettier", match: /^(npx\s+)?prettier(\s|$)/ },
+  { kind: "playwright", match: /^((npx|pnpm)\s+)?playwright(\s|$)/ },
+  { kind: "prisma", match: /^(npx\s+)?prisma(\s|$)/ },
+  { kind: "docker", match: /^docker\s+(compose|ps|images|logs|run|build|exec)(\s|$)/ },
+  { kind: "kubectl", match: /^kubectl\s+(get|logs|describe|apply)(\s|$)/ },
+  { kind: "curl", match: /^(curl|wget)\s+/ },
+  { kind: "pnpm", match: /^pnpm\s+(list|ls|outdated)(\s|$)/ },
+  { kind: "pytest", match: /^(pytest|python\s+-m\s+pytest)(\s|$)/ },
+  { kind: "ruff", match: /^ruff\s+(check|format)(\s|$)/ },
+  { kind: "pip", match: /^(uv\s+)?pip\s+(list|outdated|install|show)(\s|$)/ },
+  { kind: "go", match: /^go\s+(test|build|vet)(\s|$)/ },
+  { kind: "golangci", match: /^golangci-lint(\s|$)/ }
+]
+
+/** The kind of rtk command the hook rewrites `command` into, or undefined when it leaves it alone. */
+export const rtkRewrite = (command: string | undefined): string | undefined => {
+  if (command === undefined || /^(rtk|\S*\/rtk)\s/.test(command) || command.includes("<<")) return undefined
+  const body = command.replace(/^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, "")
+  return REWRITES.find((rule) => rule.match.test(body))?.kind
+}
+
+/** `utils::truncate`: a text over `max` characters keeps `max - 3` and `...`. */
+const truncate = (text: string, max: number): string => {
+  const chars = Array.from(text)
+  return chars.length <= max ? text : `${chars.slice(0, max - 3).join("")}...`
+}
+
+/** `strip_ansi`: CSI sequences (colours, styles) removed. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[a-zA-Z]`, "g")
+const stripAnsi = (text: string): string => text.replace(ANSI, "")
+
+/** Rust's `str::lines`: split at `\n`, a `\r` before it dropped, no last empty line. */
+const rustLines = (text: string): Array<string> => {
+  const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line))
+  if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+/** A message line of `tsc --pretty false`: `file(line,col): error TSnnnn: message`. */
+const TSC_ERROR = /^(.+?)\((\d+),(\d+)\):\s+(error|warning)\s+(TS\d+):\s+(.+)$/
+
+/**
+ * `filter_tsc_output` over tsc's stdout and stderr joined by a newline: every error, grouped by
+ * file (most errors first), `  L<line>: <code> <message>` cut to 120 characters, its indented
+ * continuation lines under it, a `Top codes` line when more than one code occurs. Ties of the
+ * source's hash-map order are broken by first appearance here (the source's order is unspecified).
+ */
+export const rtkTscFilter = (output: string): string => {
+  const lines = rustLines(output)
+  const errors: Array<{ file: string; line: number; code: string; message: string; context: Array<string> }> =
+    []
+  for (let i = 0; i < lines.length;) {
+    const caps = TSC_ERROR.exec(lines[i]!)
+    if (caps === null) {
+      i++
+      continue
+    }
+    const error = {
+      file: caps[1]!,
+      line: Number(caps[2]),
+      code: caps[5]!,
+      message: caps[6]!,
+      context: [] as Array<string>
+    }
+    i++
+    while (i < lines.length) {
+      const next = lines[i]!
+      if (next !== "" && (next.startsWith("  ") || next.startsWith("\t")) && !TSC_ERROR.test(next)) {
+        error.context.push(next.trim())
+        i++
+      } else break
+    }
+    errors.push(error)
+  }
+  if (errors.length === 0)
+    return output.includes("Found 0 errors")
+      ? "✓ TypeScript: No errors found"
+      : "TypeScript compilation completed"
+  const byFile = new Map<string, Array<(typeof errors)[number]>>()
+  for (const error of errors) byFile.set(error.file, [...(byFile.get(error.file) ?? []), error])
+  const byCode = new Map<string, number>()
+  for (const error of errors) byCode.set(error.code, (byCode.get(error.code) ?? 0) + 1)
+  let result = `TypeScript: ${errors.length} errors in ${byFile.size} files\n═══════════════════════════════════════\n`
+  const codes = [...byCode].toSorted((a, b) => b[1] - a[1])
+  if (codes.length > 1)
+    result += `Top codes: ${codes
+      .slice(0, 5)
+      .map(([code, count]) => `${code} (${count}x)`)
+      .join(", ")}\n\n`
+  for (const [file, fileErrors] of [...byFile].toSorted((a, b) => b[1].length - a[1].length)) {
+    result += `${file} (${fileErrors.length} errors)\n`
+    for (const error of fileErrors) {
+      result += `  L${error.line}: ${error.code} ${truncate(error.message, 120)}\n`
+      for (const context of error.context) result += `    ${truncate(context, 120)}\n`
+    }
+    result += "\n"
+  }
+  return result.trim()
+}
+
+/** `truncate_output(input, 500)`: the parser's last tier, the first 500 characters and a note. */
+const passthrough = (text: string, max: number): string => {
+  const chars = Array.from(text)
+  return chars.length <= max
+    ? text
+    : `${chars.slice(0, max).join("")}\n\n[RTK:PASSTHROUGH] Output truncated (${chars.length} chars → ${max} chars)`
+}
+
+/**
+ * rtk's vitest run as it would print it. rtk adds `--reporter=json` and formats the JSON report
+ * (`VitestParser` tier 1) with `TestResult::format_compact`: `PASS (p) FAIL (f)`, the first 5
+ * failures (`fullName`, then the first 2 lines of the failure message joined by a space), and
+ * `Time: Nms`. The bench captures the text reporter, so the report is rebuilt from it: the counts
+ * from the `Tests` line, each failure from a `FAIL  file > name` header (both streams) and the
+ * message line under it, the time from `Duration`; the JSON message's second line (its first
+ * stack frame) is not in the text and is left out. With no counts, rtk's last tier: the first 500
+ * characters and a note.
+ */
+export const rtkVitestFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr: string } => {
+  const clean = stripAnsi(`${raw.stdout}\n${raw.stderr}`)
+  const tests = /Tests\s+(?:(\d+)\s+failed\s+\|\s+)?(\d+)\s+passed/.exec(clean)
+  const failed = tests?.[1] === undefined ? 0 : Number(tests[1])
+  const passed = tests === null ? 0 : Number(tests[2])
+  if (passed + failed === 0)
+    return {
+      stdout: passthrough(raw.stdout, 500),
+      stderr: "[RTK:PASSTHROUGH] vitest parser: All parsing tiers failed\n"
+    }
+  const lines = rustLines(clean)
+  const failures: Array<{ name: string; message: string }> = []
+  lines.forEach((line, i) => {
+    const header = /^\s*FAIL\s+(\S+) > (.+)$/.exec(line)
+    if (header === null) return
+    const message = lines.slice(i + 1).find((next) => next.trim() !== "") ?? ""
+    failures.push({ name: header[2]!.split(" > ").join(" "), message: message.trim() })
+  })
+  const out = [`PASS (${passed}) FAIL (${failed})`]
+  if (failures.length > 0) {
+    out.push("")
+    failures.slice(0, 5).forEach((failure, i) => {
+      out.push(`${i + 1}. ${failure.name}`)
+      out.push(`   ${failure.message}`)
+    })
+    if (failures.length > 5) out.push(`\n... +${failures.length - 5} more failures`)
+  }
+  const duration = /Duration\s+([\d.]+)(ms|s)/.exec(clean)
+  if (duration !== null) {
+    const value = Number(duration[1])
+    out.push(`\nTime: ${Math.trunc(duration[2] === "ms" ? value : value * 1000)}ms`)
+  }
+  return { stdout: out.join("\n"), stderr: "" }
+}
+
+/** `NOISE_DIRS`: names `rtk ls` leaves out unless the listing asked for all (`-a`). */
+const NOISE_DIRS = [
+  "node_modules",
+  ".git",
+  "target",
+  "__pycache__",
+  ".next",
+  "dist",
+  "build",
+  ".cache",
+  ".turbo",
+  ".vercel",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".tox",
+  ".venv",
+  "venv",
+  "coverage",
+  ".nyc_output",
+  ".DS_Store",
+  "Thumbs.db",
+  ".idea",
+  ".vscode",
+  ".vs",
+  "*.egg-info",
+  ".eggs"
+]
+
+/** `human_size`: bytes, K or M with one decimal. */
+const humanSize = (bytes: number): string =>
+  bytes >= 1_048_576
+    ? `${(bytes / 1_048_576).toFixed(1)}M`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)}K`
+      : `${bytes}B`
+
+/**
+ * `compact_ls` over `ls -la` output: directories as `name/`, files and links as `name  size`, a
+ * summary of counts and the five most common extensions. Ties of the source's hash-map order are
+ * broken by first appearance here.
+ */
+export const rtkLsFilter = (raw: string, showAll: boolean): string => {
+  const dirs: Array<string> = []
+  const files: Array<string> = []
+  const byExt = new Map<string, number>()
+  for (const line of rustLines(raw)) {
+    if (line.startsWith("total ") || line === "") continue
+    const parts = line.split(/\s+/).filter((part) => part !== "")
+    if (parts.length < 9) continue
+    const name = parts.slice(8).join(" ")
+    if (name === "." || name === "..") continue
+    if (!showAll && NOISE_DIRS.includes(name)) continue
+    if (parts[0]!.startsWith("d")) dirs.push(name)
+    else if (parts[0]!.startsWith("-") || parts[0]!.startsWith("l")) {
+      const dot = name.lastIndexOf(".")
+      const ext = dot >= 0 ? name.slice(dot) : "no ext"
+      byExt.set(ext, (byExt.get(ext) ?? 0) + 1)
+      files.push(`${name}  ${humanSize(Number.parseInt(parts[4]!, 10) || 0)}`)
+    }
+  }
+  if (dirs.length === 0 && files.length === 0) return "(empty)\n"
+  const exts = [...byExt].toSorted((a, b) => b[1] - a[1])
+  const summary =
+    `📊 ${files.length} files, ${dirs.length} dirs` +
+    (exts.length === 0
+      ? ""
+      : ` (${exts
+          .slice(0, 5)
+          .map(([ext, count]) => `${count} ${ext}`)
+          .join(", ")}${exts.length > 5 ? `, +${exts.length - 5} more` : ""})`)
+  return `${[...dirs.map((dir) => `${dir}/`), ...files].join("\n")}\n\n${summary}\n`
+}
+
+/** The words of a simple command line (no quoting beyond plain words), its `VAR=value` prefix aside. */
+const words = (command: string): Array<string> =>
+  command
+    .replace(/^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, "")
+    .split(/\s+/)
+    .filter((word) => word !== "")
+
+/**
+ * `rtk ls <args>` runs `ls -la` with the user's other flags: its input is the agent's own output
+ * only when the agent asked for the long format (a short flag with `l`); a failed ls passes its
+ * stderr and exit code through.
+ */
+const lsFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr: string } | undefined => {
+  const args = words(raw.command ?? "").slice(1)
+  const short = args.filter((arg) => arg.startsWith("-") && !arg.startsWith("--"))
+  if (!short.some((flag) => flag.includes("l"))) return undefined
+  if ((raw.exitCode ?? 0) !== 0) return { stdout: "", stderr: raw.stderr }
+  const showAll = args.some(
+    (arg) => (arg.startsWith("-") && !arg.startsWith("--") && arg.includes("a")) || arg === "--all"
+  )
+  return { stdout: rtkLsFilter(raw.stdout, showAll), stderr: "" }
+}
+
+/**
+ * `rtk find <pattern> [path]` matches its pattern as a glob against file names while walking the
+ * path itself: a pattern with a `/` in it (as `find /usr` gives, the directory taken as the
+ * pattern) matches no name, whatever the tree holds, and prints `0 for '<pattern>'`. Other shapes
+ * depend on the tree rtk walks, not on the agent's output, and are not modelled.
+ */
+const findFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr: string } | undefined => {
+  const args = words(raw.command ?? "").slice(1)
+  if (args.some((arg) => arg.startsWith("-"))) return undefined
+  const pattern = args[0] === "." ? "*" : args[0]
+  if (pattern === undefined || !pattern.includes("/")) return undefined
+  return { stdout: `0 for '${pattern}'`, stderr: "" }
+}
+
+/**
+ * The kinds whose filter is modelled: it reads the same output the agent's command prints (or, for
+ * `find`, prints what no tree changes). Each gives what rtk prints (`println!` adds the newline;
+ * `rtk ls` prints its text as it is) and, when rtk sets it, the exit code.
+ */
+const FILTERS: Record<
+  string,
+  (
+    raw: RawOutput
+  ) => { readonly stdout: string; readonly stderr: string; readonly exitCode?: number } | undefined
+> = {
+  ls: lsFilter,
+  find: (raw) => {
+    const found = findFilter(raw)
+    return found === undefined ? undefined : { stdout: `${found.stdout}\n`, stderr: "", exitCode: 0 }
+  },
+  tsc: (raw) => ({ stdout: `${rtkTscFilter(`${raw.stdout}\n${raw.stderr}`)}\n`, stderr: "" }),
+  vitest: (raw) => {
+    const printed = rtkVitestFilter(raw)
+    return { ...printed, stdout: `${printed.stdout}\n` }
+  }
+}
+
+/**
+ * The command through the hook: a modelled filter's text (printed with a newline, the tool's exit
+ * code kept) reaches Claude Code's Bash cut as the output of the rewritten command; anything else
+ * is Claude Code's own result.
+ */
+const shell = (raw: RawOutput, savedPath: string): View => {
+  const kind = rtkRewrite(raw.command)
+  const filter = kind === undefined ? undefined : FILTERS[kind]
+  const printed = filter?.(raw)
+  if (printed === undefined) return claudeCode.shell.apply(raw, savedPath)
+  const stdout = printed.stdout
+  const view = claudeCode.shell.apply(
+    {
+      stdout,
+      stderr: printed.stderr,
+      exitCode: printed.exitCode ?? raw.exitCode ?? 0,
+      command: `rtk ${kind} ${raw.command}`,
+      arrival: [
+        ...(printed.stderr === "" ? [] : [{ stream: "stderr" as const, data: printed.stderr }]),
+        ...(stdout === "" ? [] : [{ stream: "stdout" as const, data: stdout }])
+      ]
+    },
+    savedPath
+  )
+  // what rtk dropped is nowhere: Claude Code saved (at most) rtk's text, not the tool's output
+  return { ...view, truncated: true }
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const rtk: PeerPolicy = {
+  name: "rtk",
+  version: COMMIT,
+  shell: {
+    describe:
+      "Claude Code with rtk's hook: `tsc`, `vitest`, `ls -l…` and `find <dir>` commands are rewritten to rtk's filters — ls: `name/` per directory and `name  size` per file (noise directories left out without `-a`) and a count summary; find: a path as the pattern matches no name, `0 for '<path>'`; tsc: every error grouped by file as `L<line>: <code> <message>` (120 characters); vitest: `PASS (p) FAIL (f)` and the first 5 failures, each its name and message line (rebuilt from the text reporter: rtk asks for the JSON one; the first 500 characters when no counts are found) — and Claude Code's Bash cut applies to the filtered text (its failure path on a non-zero exit; no copy of the tool's own output is kept). Other commands, including those the hook rewrites to filters whose input is not the agent's output (git, grep, diff, curl, wget, pytest, cargo, go: rtk re-runs them with its own flags or reads the files itself), are plain Claude Code.",
+    apply: shell
+  },
+  read: {
+    describe: `Claude Code's Read (rtk leaves the Read tool alone): ${claudeCode.read.describe}`,
+    apply: claudeCode.read.apply
+  },
+  search: {
+    describe: `Claude Code's Grep (rtk leaves the Grep tool alone): ${claudeCode.search.describe}`,
+    apply: claudeCode.search.apply
+  },
+  sources: [
+    {
+      numbers:
+        "which commands are rewritten: the first command, `VAR=value` prefixes aside, matched in the hook's order",
+      from: at("hooks/rtk-rewrite.sh")
+    },
+    {
+      numbers:
+        "`filter_tsc_output`: `stdout\\nstderr`, the `file(l,c): error TSn: msg` pattern, grouping, `L{line}: {code} {msg}`, `truncate(.., 120)`, `Top codes` past one code",
+      from: at("src/tsc_cmd.rs")
+    },
+    {
+      numbers:
+        "vitest: `--reporter=json` added, `VitestParser` tiers (JSON; `Tests`/`Duration` regexes and `✗`/`FAIL` blocks; `truncate_output(.., 500)`), stdout only, exit code kept",
+      from: at("src/vitest_cmd.rs")
+    },
+    {
+      numbers: "`TestResult::format_compact`: `PASS (p) FAIL (f)`, 5 failures, 2 message lines, `Time: Nms`",
+      from: at("src/parser/formatter.rs")
+    },
+    {
+      numbers:
+        "`rtk ls`: `ls -la` plus the user's other flags, `compact_ls`, `NOISE_DIRS`, `human_size`, `print!`",
+      from: at("src/ls.rs")
+    },
+    {
+      numbers:
+        "`rtk find`: the pattern globbed against file names (`glob_match`), `0 for '<pattern>'`; clap's `Find { pattern, path }`",
+      from: `${at("src/find_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers: "`truncate` (`max - 3` characters and `...`), `strip_ansi`",
+      from: at("src/utils.rs")
+    },
+    { numbers: "Claude Code's Bash cut, Read and Grep on top", from: claudeCode.sources[0]!.from }
+  ]
+}
