@@ -14,6 +14,7 @@ export default defineConfig({
       },
       ...Object.entries({
         "@toolcap/limits": src("limits"),
+        "@toolcap/digest": src("digest"),
         "@toolcap/spill": src("spill"),
         "@toolcap/tools": src("tools"),
         "@toolcap/checkpoint": src("checkpoint"),

@@ -186,7 +186,15 @@ describe("toolcap call --text and --profile", () => {
   })
 
   it("--profile compact cuts Bash to its head and tail; an unknown preset or --text with --stream is a usage error", async () => {
-    const run = await runCli(["call", "Bash", '{"command":"seq 1 2000"}', ...base, "--profile", "compact"])
+    // the cut itself: compact also digests Bash output unless the call says `digest: false`
+    const run = await runCli([
+      "call",
+      "Bash",
+      '{"command":"seq 1 2000","digest":false}',
+      ...base,
+      "--profile",
+      "compact"
+    ])
     assert.strictEqual(run.code, 0)
     const stdout = String((onlyLine(run.stdout)["result"] as Json)["stdout"])
     assert.include(stdout, "kept the first 500 and the last 500 of 2000 lines")

@@ -192,14 +192,20 @@ export const Bash = ToolSpec.make({
   description: (b) =>
     [
       "Runs a shell command with `bash -c` in the workspace directory, stdin closed, and returns its exit code, stdout and stderr.",
-      `Parameters: \`command\` (required), \`timeout\` (seconds, default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}; anything else is refused with TOOL_INVALID_INPUT).`,
+      `Parameters: \`command\` (required), \`timeout\` (seconds, default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}; anything else is refused with TOOL_INVALID_INPUT), \`digest\` (boolean, default ${b.digest === 1 ? "true" : "false"}).`,
       `stdout keeps ${streamKeeps(b, "stdout")}; stderr keeps ${streamKeeps(b, "stderr")}, where a failing command's message is. A cut adds a \`[truncated: ...]\` marker${cutsBothEnds(b) ? " (between the two ends where both are kept)" : ""}, and the stream is saved to a file the marker names: the whole stream when it fits ${Marker.formatBytes(b.spillMaxBytes)}, else its first and last lines, half of that each (the marker says which). Grep it, or Read it with offset/limit.`,
+      ...(b.digest === 1
+        ? [
+            "Output over 4 KB is digested: passing tests, progress frames and runs of near-identical lines are folded into `[… N …, raw lines a–b …]` markers, while every error, failure, diagnostic, summary and, on failure, the last 20 lines are kept; the first line counts what was folded and names the raw copy (Read it with offset/limit at the raw lines a marker names). Pass `digest: false` for the exact head and tail."
+          ]
+        : []),
       `On timeout or abort the whole process tree is stopped (SIGTERM, then SIGKILL after ${seconds(b.bashKillGraceMs)}) and the call fails with TOOL_TIMEOUT or TOOL_ABORTED, carrying the partial output and the killed pids.`,
       "To read or search files use Read, Glob and Grep: their results are paginated and bounded, while a sed/awk/cat pipeline is cut at the budget above."
     ].join("\n"),
   parameters: (b) => ({
     command: "The command, run with `bash -c` in the workspace directory.",
-    timeout: `Seconds before the process tree is killed (default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}).`
+    timeout: `Seconds before the process tree is killed (default ${b.bashTimeoutDefaultSeconds}, allowed ${b.bashTimeoutMinSeconds}–${b.bashTimeoutMaxSeconds}).`,
+    digest: `Digest the output: fold passing tests, progress frames and repeated lines, keep every error, failure and summary, with the raw output saved to a file the first line names (default ${b.digest === 1 ? "on" : "off"}).`
   }),
   run: runBash
 })

@@ -190,7 +190,14 @@ describe("PromiseHost.createToolHost", () => {
     assert.strictEqual(host.budgets.grepHeadLimit, 7)
     const bash = host.definitions.find((def) => def.name === "Bash")!
     assert.include(bash.description, "its first 500 lines / 28KB and its last 500 lines / 28KB")
-    const outcome = await host.call("Bash", { command: "seq 1 2000" })
+    assert.include(bash.description, "Output over 4 KB is digested")
+    // compact digests Bash output: 2000 near-identical lines fold between the first and the last
+    const digested = await host.call("Bash", { command: "seq 1 2000" })
+    assert.isTrue(digested.ok)
+    if (!digested.ok) return
+    // the model reads the digest in `output`; `stdout` keeps the raw excerpt
+    assert.include(digested.result.output, "[… 1,998 more lines like these, raw lines 2–1999 …]")
+    const outcome = await host.call("Bash", { command: "seq 1 2000", digest: false })
     assert.isTrue(outcome.ok)
     if (!outcome.ok) return
     assert.include(outcome.result.stdout, "kept the first 500 and the last 500 of 2000 lines")

@@ -140,7 +140,7 @@ describe("ToolDefs.builtinToolDefs", () => {
     })
     assert.deepStrictEqual(shape("Bash"), {
       type: "object",
-      properties: ["command", "timeout"],
+      properties: ["command", "digest", "timeout"],
       required: ["command"]
     })
     const grep = shape("Grep")

@@ -194,6 +194,17 @@ export const BudgetsFields = {
    * result says so.
    */
   bashTasksMax: withDefault(wholeAtLeast(0, "tasks (0: no limit)"), 4096),
+  /**
+   * Whether Bash digests its output for the model (rules G1): 1 folds passing tests, progress
+   * frames and repeats and keeps every failure (the raw output stays in the spill copy); 0 keeps
+   * the exact head and tail. A call's own `digest` input wins. Off in `spec`, on in `compact`.
+   */
+  digest: withDefault(
+    Schema.Number.pipe(
+      Schema.filter((value) => value === 0 || value === 1 || `must be 0 (off) or 1 (on), got ${value}`)
+    ),
+    0
+  ),
   /** Bytes sniffed at the start of a file to detect binary content (rules R7). */
   binarySniffBytes: withDefault(wholeAtLeast(1, "bytes"), 4 * KB),
   /** Share of non-printable bytes in the sniff above which a file is binary (rules R7). */
@@ -398,6 +409,8 @@ const compactOverrides: Partial<Record<BudgetField, number>> = {
   shellStderrMaxBytes: 10 * KB,
   shellStderrMaxLines: 250,
   shellStderrHeadShare: 0.2,
+  // fold what carries nothing (passing tests, progress, repeats) so failures fit the small excerpts
+  digest: 1,
   // small excerpts lean on the copy: 16 MB keeps every benchmark output whole on disk (host memory
   // stays within the capture budgets), so a needle in the middle of a flood is one Grep away
   spillMaxBytes: 16 * 1024 * KB

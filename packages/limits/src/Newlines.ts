@@ -103,6 +103,63 @@ const CODE = [
   ...localGet(2), 0x0b
 ]
 
+/**
+ * `scan(p, n)`: the offset from `p` of the first 64-byte block of memory[p, p + n & ~63) holding a
+ * byte a terminal acts on — a C0 control but `\t` and `\n`, DEL, or `C2` (the lead byte of the C1
+ * controls, and of U+00A0–U+00BF, which the caller tells apart) — else `n & ~63`; the caller
+ * checks that block and the last bytes exactly. Per 16 bytes: one load, five compares, three ors
+ * and an and-not; one any_true per 64 bytes.
+ */
+const vectorSplat = (value: number, local: number) => [
+  0x41,
+  ...signedLeb(value),
+  0xfd,
+  0x0f,
+  ...localSet(local)
+]
+const equalsLocal = (local: number) => [...localGet(9), ...localGet(local), 0xfd, 0x23]
+/** The lanes of memory[p + offset, +16) a terminal acts on, as a mask on the stack. */
+const controlLanes = (offset: number) => [
+  ...localGet(0),
+  ...load16(offset),
+  ...localSet(9),
+  ...localGet(9),
+  ...localGet(4),
+  0xfd,
+  0x26,
+  ...equalsLocal(5),
+  ...equalsLocal(6),
+  0xfd,
+  0x50,
+  0xfd,
+  0x4f,
+  ...equalsLocal(7),
+  0xfd,
+  0x50,
+  ...equalsLocal(8),
+  0xfd,
+  0x50
+]
+// prettier-ignore
+const SCAN = [
+  // locals: start, end (i32); below, tab, newline, del, lead, v (v128)
+  0x02, 0x02, 0x7f, 0x06, 0x7b,
+  ...vectorSplat(0x20, 4), ...vectorSplat(0x09, 5), ...vectorSplat(0x0a, 6),
+  ...vectorSplat(0x7f, 7), ...vectorSplat(0xc2, 8),
+  // start = p; end = p + (n & -64)
+  ...localGet(0), ...localSet(2),
+  ...localGet(0), ...localGet(1), 0x41, 0x40, 0x71, 0x6a, ...localSet(3),
+  // while (p < end) {
+  0x02, 0x40, 0x03, 0x40, ...localGet(0), ...localGet(3), 0x4f, 0x0d, 0x01,
+  //   if any of the lanes at p, p + 16, p + 32, p + 48 acts: break
+  ...controlLanes(0), ...controlLanes(16), 0xfd, 0x50, ...controlLanes(32), 0xfd, 0x50,
+  ...controlLanes(48), 0xfd, 0x50, 0xfd, 0x53, 0x0d, 0x01,
+  //   p += 64
+  ...localGet(0), 0x41, ...signedLeb(64), 0x6a, ...localSet(0), 0x0c, 0x00, 0x0b, 0x0b,
+  // return p - start
+  ...localGet(0), ...localGet(2), 0x6b, 0x0b
+]
+
 const section = (id: number, bytes: ReadonlyArray<number>): Array<number> => [
   id,
   ...unsignedLeb(bytes.length),
@@ -121,11 +178,11 @@ const MODULE = new Uint8Array([
   ...section(1, [0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f]),
   // import: memory m.mem of at least one page
   ...section(2, [0x01, ...name(MEMORY_MODULE), ...name(MEMORY_NAME), 0x02, 0x00, 0x01]),
-  // function 0 of type 0
-  ...section(3, [0x01, 0x00]),
-  // export: "count" (function 0)
-  ...section(7, [0x01, ...name("count"), 0x00, 0x00]),
-  ...section(10, [0x01, ...unsignedLeb(CODE.length), ...CODE])
+  // functions 0 and 1 of type 0
+  ...section(3, [0x02, 0x00, 0x00]),
+  // export: "count" (function 0), "scan" (function 1)
+  ...section(7, [0x02, ...name("count"), 0x00, 0x00, ...name("scan"), 0x00, 0x01]),
+  ...section(10, [0x02, ...unsignedLeb(CODE.length), ...CODE, ...unsignedLeb(SCAN.length), ...SCAN])
 ])
 
 /** A WebAssembly memory page. */
@@ -156,10 +213,11 @@ const compile = (): object | null => {
   }
 }
 
-/** Memory and the module's `count(p, n)` over it. */
+/** Memory and the module's `count(p, n)` and `scan(p, n)` over it. */
 interface Instance {
   readonly memory: Uint8Array
   readonly countRange: (p: number, n: number) => number
+  readonly scanRange: (p: number, n: number) => number
 }
 
 // Caches, the same for every host in the process: the compiled module, the instance `count` copies into.
@@ -173,9 +231,14 @@ const instantiate = (capacity: number): Instance | undefined => {
   if (compiled === null || wasm === undefined) return undefined
   const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(capacity / PAGE)) })
   const instance = new wasm.Instance(compiled, { [MEMORY_MODULE]: { [MEMORY_NAME]: memory } })
+  const exports = instance.exports as {
+    readonly count: (p: number, n: number) => number
+    readonly scan: (p: number, n: number) => number
+  }
   return {
     memory: new Uint8Array(memory.buffer, 0, capacity),
-    countRange: (instance.exports as { readonly count: (p: number, n: number) => number }).count
+    countRange: exports.count,
+    scanRange: exports.scan
   }
 }
 
@@ -265,4 +328,52 @@ export const count = (bytes: Uint8Array, from = 0): number => {
     total += shared.countRange(0, end - at)
   }
   return total
+}
+
+/** Whether `bytes[index]` is a byte a terminal acts on (see `firstControl`). */
+const isControlAt = (bytes: Uint8Array, index: number): boolean => {
+  const byte = bytes[index]!
+  if (byte < 0x20) return byte !== 0x0a && byte !== 0x09
+  if (byte === 0x7f) return true
+  if (byte !== 0xc2) return false
+  // a lead byte that ends the bytes counts: its C1 may follow in the next read
+  const next = index + 1 < bytes.length ? bytes[index + 1]! : 0x80
+  return next >= 0x80 && next <= 0x9f
+}
+
+/** The first control in `bytes[from, to)`, byte by byte, or -1. */
+const controlByByte = (bytes: Uint8Array, from: number, to: number): number => {
+  for (let index = from; index < to; index++) if (isControlAt(bytes, index)) return index
+  return -1
+}
+
+/**
+ * The index of the first byte of UTF-8 `bytes` a terminal acts on — a C0 control other than `\t`
+ * and `\n`, DEL, or a C1 control (U+0080–U+009F, encoded `C2 80`–`C2 9F`; a `C2` that ends the
+ * bytes counts) — or -1. The common pipe read holds none: 16 bytes at a time in WebAssembly SIMD
+ * where there is, byte by byte where there is not. Used by `Terminal.firstControl`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const firstControl = (bytes: Uint8Array): number => {
+  if (bytes.length < MIN_BYTES) return controlByByte(bytes, 0, bytes.length)
+  shared ??= instantiate(PAGE)
+  if (shared === undefined) return controlByByte(bytes, 0, bytes.length)
+  for (let at = 0; at < bytes.length; at += PAGE) {
+    const end = Math.min(bytes.length, at + PAGE)
+    shared.memory.set(at === 0 && end === bytes.length ? bytes : bytes.subarray(at, end), 0)
+    const length = end - at
+    let from = 0
+    for (;;) {
+      const block = from + shared.scanRange(from, length - from)
+      // the block the vector scan stopped at, or the last bytes it does not look at
+      const blockEnd = block + 64 <= length ? block + 64 : length
+      const found = controlByByte(bytes, at + block, at + blockEnd)
+      if (found !== -1) return found
+      if (blockEnd >= length) break
+      from = blockEnd
+    }
+  }
+  return -1
 }

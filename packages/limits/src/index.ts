@@ -74,6 +74,14 @@ export * as Newlines from "./Newlines.js"
  */
 export * as SpillCopy from "./SpillCopy.js"
 /**
+ * What a terminal would show of a command's output: a pure, streaming renderer (`\r`, erase,
+ * cursor moves, SGR/OSC removed) with exact counts of what it changed.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Terminal from "./Terminal.js"
+/**
  * The typed tool errors with their stable wire codes.
  *
  * @since 0.1.0

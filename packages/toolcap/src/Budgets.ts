@@ -44,6 +44,7 @@ export type BudgetField =
   | "bashDrainGraceMs"
   | "bashMemoryMaxBytes"
   | "bashTasksMax"
+  | "digest"
   | "binarySniffBytes"
   | "binaryNonPrintableRatio"
   | "checkpointRetentionTokens"

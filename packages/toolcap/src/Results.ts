@@ -218,6 +218,27 @@ export interface PerStream<A> {
 }
 
 /**
+ * What rendering a stream as a terminal shows it changed (the notice's counts).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RenderCounts {
+  /** Line states overwritten (`\r`, cursor-up redraws). */
+  readonly progressFrames: number
+  /** SGR colour codes removed. */
+  readonly colourCodes: number
+  /** Other escape sequences removed. */
+  readonly otherSequences: number
+  /** Rows an erase cleared outside a redraw. */
+  readonly linesErased: number
+  /** C0 controls applied or dropped (`\r`, backspace, BEL …). */
+  readonly controls: number
+  /** Characters dropped past a row's right margin. */
+  readonly clippedChars: number
+}
+
+/**
  * A Bash call's memory ceiling: on its cgroup (v2 `memory.max` or a v1 memory cgroup: the whole
  * call) or per process (`RLIMIT_AS`), and what the kernel counted against a cgroup's.
  *
@@ -264,9 +285,9 @@ export interface BashResult {
   readonly callId: string
   /** Every process of the call's tree carried `TOOLCAP_RUN_ID=<runId>` in its environment. */
   readonly runId: string
-  /** The excerpt (head), with its marker when cut. */
+  /** The raw excerpt (head), with its marker when cut: the bytes as the command wrote them. */
   readonly stdout: string
-  /** The excerpt (tail), with its marker when cut. */
+  /** The raw excerpt (tail), with its marker when cut. */
   readonly stderr: string
   /** Null when the command ended by a signal. */
   readonly exitCode: number | null
@@ -280,6 +301,8 @@ export interface BashResult {
   readonly spill: Partial<PerStream<string | undefined>>
   /** `seq` of each stream's last chunk; null when it sent none. */
   readonly lastSeq: PerStream<number | null>
+  /** What rendering changed per stream (`output` is rendered), when it changed anything. */
+  readonly rendering?: PerStream<RenderCounts> | undefined
   /** Every pid the call signalled. */
   readonly killedPids: ReadonlyArray<number>
   /** How long the call waited for one of the host's `limit` slots before it started (not in `durationMs` or the timeout). */

@@ -19,6 +19,10 @@
 //    information only. The children run this file bundled to plain JavaScript (esbuild, which tsx
 //    ships), as a host would run compiled code: the tsx loader alone holds ~140 MB of RSS.
 //    Targets: wall-time ratio <= 1.15, host CPU <= 1.25x the drain's, peak RSS <= 150 MB.
+//    Rendering is on in every profile: that run includes the scan for control bytes and the
+//    rendered capture (plain output passes as bytes). A second variant renders every line: 1 GiB
+//    of 100-byte lines each coloured (`ESC[32m … ESC[0m`) through Bash.run against the bare drain
+//    of the same command, target 1.25x wall time and CPU, printed with its ratio to the plain run.
 // 3. Stopping: from the deadline to the returned TOOL_TIMEOUT, for a tree that obeys SIGTERM
 //    (three sleeps, one orphaned), in a bundled child as well. The deadline is read from the Effect
 //    Clock the tool sleeps on (a recording Clock around the default one). Target: median <= 100 ms.
@@ -53,6 +57,11 @@ import { benchLine, bundleBench, loadAverage, runBundled } from "./benchFixtures
 const GIB_COMMAND =
   "yes 012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678 | head -c 1073741824"
 const GIB_OUTPUT_BYTES = 1073741824
+// the same 1 GiB, each 100-byte line coloured: 5 + 90 + 4 bytes and a newline, so every line is rendered
+const GIB_COLOURED_COMMAND =
+  "yes $'\\e[32m012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\\e[0m' | head -c 1073741824"
+// rendering (and, later, the digest) may cost at most a quarter more than draining the same bytes
+const RENDER_RATIO_TARGET = 1.25
 const ROUNDS = 4
 const RATIO_TARGET = 1.15
 const CPU_RATIO_TARGET = 1.25
@@ -96,25 +105,23 @@ const layerIn = (dir: string, supervisor: Supervisor.Options = {}) => {
 }
 
 /** Child: 1 GiB through the Bash tool, no chunk consumer (the capture counts every byte). */
-const toolRun = async (dir: string): Promise<ChildReport> => {
+const toolRun = async (dir: string, command = GIB_COMMAND): Promise<ChildReport> => {
   const layer = layerIn(dir)
   const cpu = process.cpuUsage()
   const start = performance.now()
-  const result = await Effect.runPromise(
-    Bash.run({ command: GIB_COMMAND, timeout: 300 }).pipe(Effect.provide(layer))
-  )
+  const result = await Effect.runPromise(Bash.run({ command, timeout: 300 }).pipe(Effect.provide(layer)))
   const wallMs = performance.now() - start
   const bytes = result.truncation.stdout?.totalBytes ?? 0
   return { wallMs, cpuMs: cpuMs(cpu), peakRssMb: peakRssMb(), bytes }
 }
 
 /** Child: the same command drained by bare Node, spawned detached like the tool does, or not. */
-const drainRun = (detached: boolean): Promise<ChildReport> =>
+const drainRun = (detached: boolean, command = GIB_COMMAND): Promise<ChildReport> =>
   new Promise((resolve, reject) => {
     let bytes = 0
     const cpu = process.cpuUsage()
     const start = performance.now()
-    const child = spawn("bash", ["-c", GIB_COMMAND], { stdio: ["ignore", "pipe", "pipe"], detached })
+    const child = spawn("bash", ["-c", command], { stdio: ["ignore", "pipe", "pipe"], detached })
     child.stdout.on("data", (chunk: Buffer) => void (bytes += chunk.length))
     child.stderr.resume()
     child.on("error", reject)
@@ -259,7 +266,7 @@ const runLatencyChild = (bundle: string, dir: string, containment?: "group"): Pr
 /** Processes on the machine, this one included. */
 const processCount = () => Procfs.listProcesses().length + 1
 
-type Mode = "tool" | "drain" | "drain-attached"
+type Mode = "tool" | "drain" | "drain-attached" | "tool-coloured" | "drain-coloured"
 
 const runChild = (bundle: string, mode: Mode, dir: string): Promise<ChildReport> =>
   runBundled(bundle, [`--child=${mode}`, dir])
@@ -428,12 +435,20 @@ const main = async () => {
     const tool: Array<ChildReport> = []
     const drain: Array<ChildReport> = []
     const attached: Array<ChildReport> = []
+    const colouredTool: Array<ChildReport> = []
+    const colouredDrain: Array<ChildReport> = []
     for (let round = 0; round < ROUNDS; round++) {
       drain.push(await runChild(bundle, "drain", dir))
       tool.push(await runChild(bundle, "tool", dir))
       attached.push(await runChild(bundle, "drain-attached", dir))
+      colouredDrain.push(await runChild(bundle, "drain-coloured", dir))
+      colouredTool.push(await runChild(bundle, "tool-coloured", dir))
     }
-    for (const report of [...tool, ...drain, ...attached]) {
+    // the coloured tool run counts rendered bytes (its SGR codes removed), so it is only checked to have rendered
+    for (const report of colouredTool) {
+      if (report.bytes <= 0) throw new Error("a coloured run rendered nothing")
+    }
+    for (const report of [...tool, ...drain, ...attached, ...colouredDrain]) {
       if (report.bytes !== GIB_OUTPUT_BYTES)
         throw new Error(`a run saw ${report.bytes} bytes, not ${GIB_OUTPUT_BYTES}`)
     }
@@ -481,6 +496,43 @@ const main = async () => {
     )
     failed ||= !ratioOk || !cpuOk || !rssOk
 
+    // 2b. every line rendered: coloured lines through Bash.run against the bare drain of them
+    const renderWall = best(colouredTool.map((r) => r.wallMs)) / best(colouredDrain.map((r) => r.wallMs))
+    const renderCpu = median(colouredTool.map((r) => r.cpuMs)) / median(colouredDrain.map((r) => r.cpuMs))
+    for (const [what, figure, baseline, ratioOf] of [
+      [
+        "wall time (best of rounds)",
+        best(colouredTool.map((r) => r.wallMs)),
+        best(colouredDrain.map((r) => r.wallMs)),
+        renderWall
+      ],
+      [
+        "host CPU (median)",
+        median(colouredTool.map((r) => r.cpuMs)),
+        median(colouredDrain.map((r) => r.cpuMs)),
+        renderCpu
+      ]
+    ] as const) {
+      benchLine({
+        issue: 31,
+        measure: `1 GiB of coloured 100-byte lines through Bash.run, every line rendered, ${what}`,
+        figure,
+        baseline,
+        unit: "ms",
+        baselineName: "bare Node drain of the same command",
+        ratio: ratioOf,
+        target: `<= ${RENDER_RATIO_TARGET}`,
+        met: ratioOf <= RENDER_RATIO_TARGET
+      })
+      console.log(
+        `1 GiB of coloured lines through Bash.run (every line rendered), ${what}: ${fmt(figure)} ms vs bare Node drain ${fmt(baseline)} ms — ratio ${fmt(ratioOf, 2)} (target <= ${RENDER_RATIO_TARGET}) ${ratioOf <= RENDER_RATIO_TARGET ? "OK" : "MISSED"}`
+      )
+    }
+    console.log(
+      `(information) coloured against plain through Bash.run: wall ${fmt(best(colouredTool.map((r) => r.wallMs)) / best(tool.map((r) => r.wallMs)), 2)}x, CPU ${fmt(median(colouredTool.map((r) => r.cpuMs)) / median(tool.map((r) => r.cpuMs)), 2)}x; peak RSS ${fmt(Math.max(...colouredTool.map((r) => r.peakRssMb)))} MB`
+    )
+    failed ||= renderWall > RENDER_RATIO_TARGET || renderCpu > RENDER_RATIO_TARGET
+
     // 3. from the deadline to TOOL_TIMEOUT, in a bundled child too
     const { stops, bare } = await runStopChild(bundle, dir)
     const stopMedian = median(stops)
@@ -514,9 +566,22 @@ if (childMode === "latency") {
 } else if (childMode === "stop") {
   process.stdout.write(JSON.stringify(await stopRun(process.argv.at(-1)!)))
   process.exit(0)
-} else if (childMode === "tool" || childMode === "drain" || childMode === "drain-attached") {
+} else if (
+  childMode === "tool" ||
+  childMode === "drain" ||
+  childMode === "drain-attached" ||
+  childMode === "tool-coloured" ||
+  childMode === "drain-coloured"
+) {
   const dir = process.argv.at(-1)!
-  const report = childMode === "tool" ? await toolRun(dir) : await drainRun(childMode === "drain")
+  const report =
+    childMode === "tool"
+      ? await toolRun(dir)
+      : childMode === "tool-coloured"
+        ? await toolRun(dir, GIB_COLOURED_COMMAND)
+        : childMode === "drain-coloured"
+          ? await drainRun(true, GIB_COLOURED_COMMAND)
+          : await drainRun(childMode === "drain")
   process.stdout.write(JSON.stringify(report))
   process.exit(0)
 } else {

@@ -45,7 +45,12 @@ export const BashInput = Schema.Struct({
   /** The shell command, run with `bash -c` in the workspace directory. */
   command: Schema.String,
   /** Seconds before the process tree is stopped; the allowed range comes from the budgets. */
-  timeout: Schema.optional(Schema.Number)
+  timeout: Schema.optional(Schema.Number),
+  /**
+   * Digest the output for the model (fold passing tests, progress and repeats, keep every
+   * failure; the raw output stays in the spill copy). Default: the budgets' `digest` (rules G1).
+   */
+  digest: Schema.optional(Schema.Boolean)
 })
 
 /**
@@ -89,6 +94,15 @@ export const chunkBytes = (chunk: BashChunk): Uint8Array | undefined => Chunk.by
 
 const Omitted = Schema.Struct({ bytes: Schema.Number, lines: Schema.Number })
 
+const RenderCounts = Schema.Struct({
+  progressFrames: Schema.Number,
+  colourCodes: Schema.Number,
+  otherSequences: Schema.Number,
+  linesErased: Schema.Number,
+  controls: Schema.Number,
+  clippedChars: Schema.Number
+})
+
 /**
  * The answer of a call (also the `partial` of a timeout or abort).
  *
@@ -96,6 +110,7 @@ const Omitted = Schema.Struct({ bytes: Schema.Number, lines: Schema.Number })
  * ```
  * exit code: 0 · duration: 0.42s          (or "terminated by signal: SIGKILL", "timed out after 5s", "aborted")
  * <one line naming stopped processes, only when some were>
+ * <per stream, what rendering changed, only when it changed something (tools README)>
  * --- stdout ---                           (only when stdout is not empty)
  * <stdout excerpt, marker appended when cut>
  * --- stderr ---                           (only when stderr is not empty)
@@ -137,6 +152,11 @@ export const BashResult = Schema.Struct({
   spill: Schema.Struct({ stdout: Schema.optional(Schema.String), stderr: Schema.optional(Schema.String) }),
   /** The `seq` of the last chunk of each stream; null when the stream emitted none. */
   lastSeq: Schema.Struct({ stdout: Schema.NullOr(Schema.Number), stderr: Schema.NullOr(Schema.Number) }),
+  /**
+   * What rendering changed per stream (`output` is rendered text; `stdout`/`stderr` keep the
+   * bytes), present when it changed anything.
+   */
+  rendering: Schema.optional(Schema.Struct({ stdout: RenderCounts, stderr: RenderCounts })),
   /** Every pid this call signalled: leftovers after the exit, or the tree on timeout or abort. */
   killedPids: Schema.Array(Schema.Number),
   /** How the tree was contained (`Supervisor.Containment`) and what could not be stopped. */
@@ -235,6 +255,7 @@ const TOOL = "Bash"
 interface Decoded {
   readonly command: string
   readonly timeoutSeconds: number
+  readonly digest: boolean
 }
 
 // the published schema says additionalProperties: false; an unknown field is refused, not ignored
@@ -260,10 +281,10 @@ export const decodeInput = (
       return yield* new ToolError.ToolInvalidInput({
         tool: TOOL,
         field,
-        reason: `${issue?.message ?? "invalid"}; expected { command: string, timeout?: number (seconds) }`
+        reason: `${issue?.message ?? "invalid"}; expected { command: string, timeout?: number (seconds), digest?: boolean }`
       })
     }
-    const { command, timeout } = decoded.right
+    const { command, digest, timeout } = decoded.right
     if (command.trim().length === 0) {
       return yield* new ToolError.ToolInvalidInput({
         tool: TOOL,
@@ -295,7 +316,11 @@ export const decodeInput = (
         reason: `${timeout} is outside the accepted range; pass seconds from ${min} to ${max} (default ${budgets.bashTimeoutDefaultSeconds})`
       })
     }
-    return { command, timeoutSeconds: timeout ?? budgets.bashTimeoutDefaultSeconds }
+    return {
+      command,
+      timeoutSeconds: timeout ?? budgets.bashTimeoutDefaultSeconds,
+      digest: digest ?? budgets.digest === 1
+    }
   })
 
 /**
@@ -347,9 +372,9 @@ const execute = (
   input: unknown,
   options: Call.CallOptions
 ): Effect.Effect<BashResult, BashError, Requirements> =>
-  Effect.flatMap(decodeInput(input), ({ command, timeoutSeconds }) =>
+  Effect.flatMap(decodeInput(input), ({ command, digest, timeoutSeconds }) =>
     Effect.flatMap(
-      Call.call(command, timeoutSeconds, options),
+      Call.call(command, timeoutSeconds, { ...options, digest }),
       ({ ending, result }): Effect.Effect<BashResult, BashError> => {
         switch (ending.kind) {
           case "Exited":

@@ -393,3 +393,15 @@ export const bundleModule = (options: {
       logLevel: "error"
     })
   }).pipe(Effect.asVoid)
+
+/**
+ * The model's text of one stream: its section of `output` (rendered, digested or cut), without the
+ * `--- stdout ---` line; "" when the stream has no section.
+ */
+export const modelSection = (result: Bash.BashResult, stream: "stdout" | "stderr"): string => {
+  const start = result.output.indexOf(`--- ${stream} ---\n`)
+  if (start === -1) return ""
+  const body = result.output.slice(start + `--- ${stream} ---\n`.length)
+  const next = stream === "stdout" ? body.indexOf("\n--- stderr ---\n") : -1
+  return next === -1 ? body : body.slice(0, next)
+}

@@ -32,6 +32,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined
   /** Delivers a chunk to a `stream` consumer; suspends while its bounded queue is full. */
   readonly offer?: ((chunk: BashChunk) => Effect.Effect<void>) | undefined
+  /** Digest each stream for the model (rules G1). */
+  readonly digest?: boolean | undefined
 }
 
 /** How a call ended, with its (partial) result and the pids it signalled. @internal */
@@ -83,8 +85,8 @@ export const call = (
     const decode = options.onChunk !== undefined || options.offer !== undefined
     const scratch = yield* Scratch.Scratch
     const outputs = {
-      stdout: Output.forStream("stdout", budgets, scratch, decode),
-      stderr: Output.forStream("stderr", budgets, scratch, decode)
+      stdout: Output.forStream("stdout", budgets, scratch, decode, options.digest === true),
+      stderr: Output.forStream("stderr", budgets, scratch, decode, options.digest === true)
     }
     // a call that ends without its result (interrupted, a consumer that threw) removes a spill
     // file it began; this runs after the scope, so after the tree stopped

@@ -8,9 +8,11 @@
  */
 import { isAscii, isUtf8 } from "node:buffer"
 import { StringDecoder } from "node:string_decoder"
-import { Budgets, Truncate } from "@toolcap/limits"
+import { Digest, Feed } from "@toolcap/digest"
+import { Budgets, type Terminal, Truncate } from "@toolcap/limits"
 import type { Scratch } from "@toolcap/spill"
 import type { Payload } from "./chunk.js"
+import * as Rendered from "./rendered.js"
 
 /** The ends of a stream its capture retains, each cut at the capture budget with the true totals. */
 export interface Captured {
@@ -30,12 +32,18 @@ export interface StreamOutput {
   readonly finish: () => string | undefined
   /** A chunk counted by `push` was not delivered after all: it takes back its seq. */
   readonly undeliver: () => void
-  /** The capture of everything fed: the ends the excerpt keeps. */
+  /** The capture of everything fed, raw: the ends the raw `stdout`/`stderr` fields keep. */
   readonly capture: () => Captured
+  /** The capture of everything fed as rendered text: the ends the model's excerpt keeps. */
+  readonly renderedCapture: () => Captured
+  /** What rendering changed. */
+  readonly renderCounts: () => Terminal.Counts
   /** The spill recording of everything fed, when there is one. */
   readonly spill: Scratch.SpillRecorder | undefined
   /** The seq of the last chunk, or null when there was none. */
   readonly lastSeq: () => number | null
+  /** The digest of the stream's lines, when the call digests (rules G1). */
+  readonly digest: Digest.Digester | undefined
 }
 
 /**
@@ -52,6 +60,7 @@ export const make = (options: {
   readonly captureMaxLines: number
   readonly decode: boolean
   readonly spill?: Scratch.SpillRecorder | undefined
+  readonly digest?: Digest.Digester | undefined
 }): StreamOutput => {
   const captureOf = (keep: Truncate.Keep) =>
     options.keep === keep || options.keep === "both"
@@ -59,7 +68,14 @@ export const make = (options: {
       : undefined
   const head = captureOf("head")
   const tail = captureOf("tail")
+  // the model's text: the same budgets over the rendered stream
+  const renderedHead = captureOf("head")
+  const renderedTail = captureOf("tail")
   const spill = options.spill
+  const digest = options.digest
+  // the digest reads the rendered stream too, line by line, beside the rendered captures
+  const feed = digest === undefined ? undefined : Feed.make(digest)
+  const rendered = Rendered.make([renderedHead, renderedTail, feed].filter((sink) => sink !== undefined))
   // streaming decode: a sequence split across two reads is held back until it is complete.
   // Node's StringDecoder, not TextDecoder: same output, about five times faster on 1 GiB
   const decoder = new StringDecoder("utf8")
@@ -78,6 +94,7 @@ export const make = (options: {
       head?.push(bytes)
       tail?.push(bytes)
       spill?.push(bytes)
+      rendered.push(bytes)
       if (bytes.length === 0) return undefined
       // nobody reads chunks, nothing is held back and the read ends in an ASCII byte: it makes a
       // chunk whatever it holds and leaves nothing held back, so it is counted unread
@@ -103,14 +120,19 @@ export const make = (options: {
     finish() {
       if (finished) return undefined
       finished = true
+      rendered.finish()
+      feed?.end()
       return counted(decoder.end())
     },
     undeliver: () => {
       chunks--
     },
     capture: () => ({ head: head?.result(), tail: tail?.result() }),
+    renderedCapture: () => ({ head: renderedHead?.result(), tail: renderedTail?.result() }),
+    renderCounts: rendered.counts,
     spill,
-    lastSeq: () => (chunks === 0 ? null : chunks - 1)
+    lastSeq: () => (chunks === 0 ? null : chunks - 1),
+    digest
   }
 }
 
@@ -124,7 +146,8 @@ export const forStream = (
   stream: "stdout" | "stderr",
   budgets: Budgets.BudgetsValue,
   scratch: Scratch.ScratchValue,
-  decode: boolean
+  decode: boolean,
+  digest: boolean
 ): StreamOutput => {
   const { headShare } = Budgets.shellStream(budgets, stream)
   return make({
@@ -132,6 +155,10 @@ export const forStream = (
     captureMaxBytes: budgets.captureMaxBytes,
     captureMaxLines: budgets.captureMaxLines,
     decode,
-    spill: scratch.record(`bash-${stream}`)
+    spill: scratch.record(`bash-${stream}`),
+    // the digest holds what the capture may: memory stays within the capture budgets
+    digest: digest
+      ? Digest.make({ retainBytes: budgets.captureMaxBytes, retainLines: budgets.captureMaxLines })
+      : undefined
   })
 }

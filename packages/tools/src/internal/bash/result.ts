@@ -6,7 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Budgets, Marker, Truncate, Truncation } from "@toolcap/limits"
+import type { Digest } from "@toolcap/digest"
+import { Budgets, Marker, Terminal, Truncate, Truncation } from "@toolcap/limits"
 import type { BashResult } from "../../Bash.js"
 import type * as Supervisor from "../../Supervisor.js"
 import type * as Output from "./output.js"
@@ -29,57 +30,184 @@ export type Ending =
   | { readonly kind: "TimedOut"; readonly timeoutSeconds: number }
   | { readonly kind: "Aborted" }
 
-interface StreamReport {
-  readonly text: string
-  readonly truncation: Truncation.Truncation | undefined
-  readonly spillPath: string | undefined
-  readonly omitted: { readonly bytes: number; readonly lines: number }
-}
-
 /** What the captures did not retain: everything between the ends they kept. */
 const omittedOf = (captured: Output.Captured, any: Truncate.Cut) => ({
   bytes: Math.max(0, any.totalBytes - (captured.head?.keptBytes ?? 0) - (captured.tail?.keptBytes ?? 0)),
   lines: Math.max(0, any.totalLines - (captured.head?.keptLines ?? 0) - (captured.tail?.keptLines ?? 0))
 })
 
+type Budget = { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number }
+
+/** One capture cut to the result budget and marked, the saved copy named in its marker. */
+const excerptOf = (
+  captured: Output.Captured,
+  budget: Budget,
+  saved: Marker.SavedCopy | undefined
+): { readonly text: string; readonly truncation: Truncation.Truncation | undefined } => {
+  const any = (captured.head ?? captured.tail)!
+  const whole = Truncate.narrow(any, budget)
+  if (!whole.truncated) return { text: whole.text, truncation: undefined }
+  const parts = Truncate.splitBudget(budget, budget.headShare)
+  if (parts.head !== undefined && parts.tail !== undefined) {
+    const head = Truncate.narrow(captured.head!, parts.head)
+    const tail = Truncate.narrow(captured.tail!, parts.tail)
+    return {
+      text: Truncate.renderBoth(head, tail, budget, saved),
+      truncation: Truncation.fromBoth(head, tail, budget, saved)
+    }
+  }
+  const excerpt = Truncate.narrow(any, parts.head ?? parts.tail!)
+  return { text: Truncate.render(excerpt, saved), truncation: Truncation.fromCut(excerpt, saved) }
+}
+
+interface StreamReport {
+  /** The raw excerpt (the `stdout`/`stderr` field). */
+  readonly raw: string
+  /** The rendered excerpt the model reads; the budgets and `truncation` are its. */
+  readonly text: string
+  readonly truncation: Truncation.Truncation | undefined
+  /** Whether the raw excerpt was cut. */
+  readonly rawTruncated: boolean
+  readonly spillPath: string | undefined
+  readonly saved: Marker.SavedCopy | undefined
+  readonly rendering: Terminal.Counts
+  readonly omitted: { readonly bytes: number; readonly lines: number }
+}
+
 /**
- * Cuts one stream's capture to its result budget; when cut, saves the stream's copy (the whole
- * stream, or its head and tail) and names it in the marker as what it is.
+ * Cuts one stream's raw and rendered captures to its result budget; saves the stream's raw copy
+ * (the whole stream, or its head and tail) when either was cut or when rendering changed more
+ * than colour (rules T6), and names it in the markers as what it is.
  */
 const reportStream = (
   output: Output.StreamOutput,
-  budget: { readonly maxBytes: number; readonly maxLines: number; readonly headShare: number }
+  budget: Budget,
+  failed: boolean
 ): Effect.Effect<StreamReport> =>
   Effect.gen(function* () {
     const captured = output.capture()
+    const rendered = output.renderedCapture()
+    const rendering = output.renderCounts()
     const any = (captured.head ?? captured.tail)!
     const omitted = omittedOf(captured, any)
-    const whole = Truncate.narrow(any, budget)
-    if (!whole.truncated) {
-      output.spill?.discard()
-      return { text: whole.text, truncation: undefined, spillPath: undefined, omitted }
+    const rawTruncated = Truncate.narrow(any, budget).truncated
+    if (output.digest !== undefined) {
+      const digested = yield* reportDigest(output, output.digest, captured, budget, failed)
+      if (digested !== undefined) return { ...digested, rawTruncated, rendering, omitted }
     }
+    const renderedAny = (rendered.head ?? rendered.tail)!
+    const keepCopy =
+      rawTruncated ||
+      Truncate.narrow(renderedAny, budget).truncated ||
+      Terminal.changedBeyondColour(rendering)
+    if (!keepCopy) output.spill?.discard()
     const saved: Marker.SavedCopy | undefined =
-      output.spill === undefined ? undefined : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
-    const parts = Truncate.splitBudget(budget, budget.headShare)
-    if (parts.head !== undefined && parts.tail !== undefined) {
-      const head = Truncate.narrow(captured.head!, parts.head)
-      const tail = Truncate.narrow(captured.tail!, parts.tail)
-      return {
-        text: Truncate.renderBoth(head, tail, budget, saved),
-        truncation: Truncation.fromBoth(head, tail, budget, saved),
-        spillPath: saved?.path,
-        omitted
-      }
-    }
-    const excerpt = Truncate.narrow(any, parts.head ?? parts.tail!)
+      !keepCopy || output.spill === undefined
+        ? undefined
+        : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
+    const raw = excerptOf(captured, budget, saved)
+    const model = excerptOf(rendered, budget, saved)
     return {
-      text: Truncate.render(excerpt, saved),
-      truncation: Truncation.fromCut(excerpt, saved),
+      raw: raw.text,
+      text: model.text,
+      truncation: model.truncation,
+      rawTruncated,
       spillPath: saved?.path,
+      saved,
+      rendering,
       omitted
     }
   })
+
+/**
+ * The digest of one stream (rules G1–G9), when it changed the text: the digest reads the rendered
+ * stream; the raw stream is saved to its spill copy whatever the exit (whole, or head and tail, as
+ * the copy's sentence says), the header names the copy, and the budget applies last (a cut of the
+ * digest's own text, which the digest already fitted to the budget, must-keep lines first).
+ * Undefined when the digest left the text as it is: the stream is cut as without a digest.
+ */
+const reportDigest = (
+  output: Output.StreamOutput,
+  digester: Digest.Digester,
+  captured: Output.Captured,
+  budget: Budget,
+  failed: boolean
+): Effect.Effect<Omit<StreamReport, "rawTruncated" | "rendering" | "omitted"> | undefined> =>
+  Effect.gen(function* () {
+    const outcome = digester.finish({ failed, budget })
+    if (!outcome.changed) return undefined
+    const any = (captured.head ?? captured.tail)!
+    const saved: Marker.SavedCopy | undefined =
+      output.spill === undefined ? undefined : Option.getOrUndefined(yield* output.spill.save(any.totalLines))
+    const digest = outcome.render({
+      bytes: any.totalBytes,
+      lines: any.totalLines,
+      path: saved?.path,
+      copy: saved === undefined || saved.complete ? undefined : Marker.nextStep(saved)
+    })
+    // the budget applies last: the digest fits it already, so this cuts only a header too long
+    const cut = Truncate.cutString(digest + "\n", {
+      keep: "head",
+      maxBytes: budget.maxBytes,
+      maxLines: budget.maxLines
+    })
+    const text = cut.truncated ? Truncate.render(cut, saved) : digest
+    return {
+      raw: excerptOf(captured, budget, saved).text,
+      text,
+      truncation: {
+        kept: "both",
+        keptLines: outcome.kept,
+        totalLines: any.totalLines,
+        keptBytes: Buffer.byteLength(text),
+        totalBytes: any.totalBytes,
+        limitLines: budget.maxLines,
+        limitBytes: budget.maxBytes,
+        ...Truncation.spillFields(saved)
+      },
+      spillPath: saved?.path,
+      saved
+    }
+  })
+
+const plural = (count: number, one: string, many: string): string =>
+  `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`
+
+/**
+ * The notice of what rendering changed in one stream, or undefined when it changed nothing:
+ * `stdout rendered as a terminal shows it: 412 progress frames collapsed, 1,034 colour codes
+ * removed. Raw bytes: Full output saved to … — Grep it, or Read it with offset/limit.`
+ */
+const renderingNotice = (name: string, report: StreamReport): string | undefined => {
+  const counts = report.rendering
+  const parts = [
+    ...(counts.progressFrames > 0
+      ? [plural(counts.progressFrames, "progress frame collapsed", "progress frames collapsed")]
+      : []),
+    ...(counts.colourCodes > 0
+      ? [plural(counts.colourCodes, "colour code removed", "colour codes removed")]
+      : []),
+    ...(counts.otherSequences > 0
+      ? [plural(counts.otherSequences, "other escape sequence removed", "other escape sequences removed")]
+      : []),
+    ...(counts.linesErased > 0 ? [plural(counts.linesErased, "line erased", "lines erased")] : []),
+    ...(counts.controls > 0
+      ? [plural(counts.controls, "control character applied", "control characters applied")]
+      : []),
+    ...(counts.clippedChars > 0
+      ? [
+          plural(
+            counts.clippedChars,
+            "character past the right margin dropped",
+            "characters past the right margin dropped"
+          )
+        ]
+      : [])
+  ]
+  if (parts.length === 0) return undefined
+  const copy = report.saved === undefined ? "" : ` Raw bytes: ${Marker.nextStep(report.saved)}`
+  return `${name} rendered as a terminal shows it: ${parts.join(", ")}.${copy}`
+}
 
 const headline = (
   ending: Ending,
@@ -211,14 +339,19 @@ export const buildResult = (input: {
 }): Effect.Effect<BashResult, never, Budgets.Budgets> =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
-    const stdout = yield* reportStream(input.stdout, Budgets.shellStream(budgets, "stdout"))
-    const stderr = yield* reportStream(input.stderr, Budgets.shellStream(budgets, "stderr"))
+    // a failed command's last lines are kept by the digest whatever they are
+    const failed = input.ending.kind !== "Exited" || input.status?.code !== 0
+    const stdout = yield* reportStream(input.stdout, Budgets.shellStream(budgets, "stdout"), failed)
+    const stderr = yield* reportStream(input.stderr, Budgets.shellStream(budgets, "stderr"), failed)
     const durationMs = Math.round(input.durationMs)
     const sections = [
       ...(stdout.text.length > 0 ? [section("stdout", stdout.text)] : []),
       ...(stderr.text.length > 0 ? [section("stderr", stderr.text)] : [])
     ]
     const waitedMs = Math.round(input.admission?.waitedMs ?? 0)
+    const notices = [renderingNotice("stdout", stdout), renderingNotice("stderr", stderr)].filter(
+      (notice) => notice !== undefined
+    )
     const output = [
       headline(input.ending, input.status, durationMs, input.termination, budgets.bashKillGraceMs),
       ...(waitedMs > 0
@@ -226,18 +359,23 @@ export const buildResult = (input: {
             `waited ${formatDuration(waitedMs)} to start: the host runs at most ${input.admission!.limit} calls at once (not counted in the duration or the timeout)`
           ]
         : []),
+      ...notices,
       ...(sections.length > 0 ? sections : ["(no output)"])
     ].join("\n")
     return {
       callId: input.callId,
       runId: input.runId,
-      stdout: stdout.text,
-      stderr: stderr.text,
+      stdout: stdout.raw,
+      stderr: stderr.raw,
       exitCode: input.status?.code ?? null,
       signal: input.status?.signal ?? null,
       durationMs,
       ...(input.admission === undefined ? {} : { admission: { waitedMs, limit: input.admission.limit } }),
-      truncated: stdout.truncation !== undefined || stderr.truncation !== undefined,
+      truncated:
+        stdout.truncation !== undefined ||
+        stderr.truncation !== undefined ||
+        stdout.rawTruncated ||
+        stderr.rawTruncated,
       truncation: {
         ...(stdout.truncation !== undefined ? { stdout: stdout.truncation } : {}),
         ...(stderr.truncation !== undefined ? { stderr: stderr.truncation } : {})
@@ -248,6 +386,9 @@ export const buildResult = (input: {
         ...(stderr.spillPath !== undefined ? { stderr: stderr.spillPath } : {})
       },
       lastSeq: { stdout: input.stdout.lastSeq(), stderr: input.stderr.lastSeq() },
+      ...(Terminal.changed(stdout.rendering) || Terminal.changed(stderr.rendering)
+        ? { rendering: { stdout: stdout.rendering, stderr: stderr.rendering } }
+        : {}),
       killedPids: [...input.termination.signalled],
       termination: terminationOf(input.termination),
       output
