@@ -14,8 +14,8 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -24,29 +24,25 @@ import { isLong, reportReliability } from "@toolcap/bench-report"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Supervisor, Workspace } from "@toolcap/tools"
-import { blockEventLoop, cgroupParent, killNamed, processesNamed, testEnv } from "./bashFixtures.js"
-
-/** The result, or the partial result a timeout or an abort carries. */
-const partialOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashResult | undefined => {
-  if (Exit.isSuccess(exit)) return exit.value
-  const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
-  return failure !== undefined && "partial" in failure ? failure.partial : undefined
-}
-
-const failureOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashError | undefined =>
-  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-
-/** Script times are whole milliseconds plus a half, so none ties with a deadline (whole). */
-const time = (max: number) => FastCheck.integer({ min: 0, max }).map((ms) => ms + 0.5)
+import {
+  blockEventLoop,
+  cgroupParent,
+  failureOf,
+  killNamed,
+  partialOf,
+  processesNamed,
+  scriptTime,
+  testEnv
+} from "./bashFixtures.js"
 
 const burst = FastCheck.record({
   limit: FastCheck.integer({ min: 1, max: 4 }),
   calls: FastCheck.array(
     FastCheck.record({
-      exitAt: FastCheck.option(time(6000), { nil: undefined }),
+      exitAt: FastCheck.option(scriptTime(6000), { nil: undefined }),
       onTerm: FastCheck.oneof(
         FastCheck.constant("ignore" as const),
-        time(1500).map((afterMs) => ({ afterMs }))
+        scriptTime(1500).map((afterMs) => ({ afterMs }))
       ),
       timeoutMs: FastCheck.integer({ min: 1000, max: 4000 })
     }),
@@ -197,6 +193,31 @@ const limitOf = (options: Supervisor.Options) =>
       Effect.map(supervisor.admit, (admitted) => admitted.limit)
     )
   )
+
+describe("admission control: the queue", () => {
+  it.scoped(
+    "a free slot is taken with no wait; a waiter interrupted in the queue leaves it, and the next waiter gets the slot",
+    () =>
+      Effect.gen(function* () {
+        const supervisor = yield* Supervisor.make({ maxConcurrentCalls: 1 })
+        const firstScope = yield* Scope.make()
+        const first = yield* Scope.extend(supervisor.admit, firstScope)
+        assert.deepStrictEqual(first, { waitedMs: 0, limit: 1 })
+        const order: Array<string> = []
+        const waiter = (name: string) =>
+          Effect.fork(Effect.scoped(Effect.tap(supervisor.admit, () => Effect.sync(() => order.push(name)))))
+        const second = yield* waiter("second")
+        const third = yield* waiter("third")
+        yield* Effect.yieldNow()
+        yield* Fiber.interrupt(second)
+        yield* Scope.close(firstScope, Exit.void)
+        yield* Fiber.join(third)
+        assert.deepStrictEqual(order, ["third"])
+        // the slot came back when the third's scope closed: taken again at once
+        assert.strictEqual((yield* Effect.scoped(supervisor.admit)).waitedMs, 0)
+      })
+  )
+})
 
 describe("admission control: the limit", () => {
   it.scoped(

@@ -7,7 +7,9 @@
  * deadline counts from when it was admitted.
  */
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as os from "node:os"
 
@@ -68,19 +70,46 @@ export const resolveLimit = (
   return PER_CORE * Math.max(1, os.availableParallelism())
 }
 
-/** @internal */
+/**
+ * @internal
+ * A first-come-first-served queue of slots. A slot free when asked is taken at once and reports no
+ * wait (a wait is only ever a queue's, never a turn of the scheduler); a waiting call gets the slot
+ * of the call that ends before it, handed over directly, so no later call can overtake it.
+ */
 export const make = (limit: number): Effect.Effect<Admission> =>
-  Effect.map(Effect.makeSemaphore(limit), (slots) => ({
-    limit,
-    admit: Effect.flatMap(Effect.scope, (scope) =>
+  Effect.sync(() => {
+    let running = 0
+    const queue: Array<Deferred.Deferred<void>> = []
+    // a slot given back goes to the first waiter, else it is free again
+    const release = Effect.sync(() => {
+      const next = queue.shift()
+      if (next === undefined) running--
+      else Deferred.unsafeDone(next, Exit.void)
+    })
+    const admit: Effect.Effect<Admitted, never, Scope.Scope> = Effect.flatMap(Effect.scope, (scope) =>
       Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Clock.currentTimeMillis, (asked) =>
-          Effect.flatMap(restore(slots.take(1)), () =>
-            Effect.flatMap(Scope.addFinalizer(scope, slots.release(1)), () =>
-              Effect.map(Clock.currentTimeMillis, (now) => ({ waitedMs: now - asked, limit }))
+        Effect.gen(function* () {
+          const asked = yield* Clock.currentTimeMillis
+          const free = yield* Effect.sync(() => running < limit && (running++, true))
+          if (!free) {
+            const turn = yield* Deferred.make<void>()
+            queue.push(turn)
+            yield* restore(Deferred.await(turn)).pipe(
+              Effect.onInterrupt(() =>
+                Effect.suspend(() => {
+                  const at = queue.indexOf(turn)
+                  if (at >= 0) return Effect.sync(() => queue.splice(at, 1))
+                  // handed the slot as the wait was interrupted: it goes on to the next
+                  return release
+                })
+              )
             )
-          )
-        )
+          }
+          yield* Scope.addFinalizer(scope, release)
+          const now = yield* Clock.currentTimeMillis
+          return { waitedMs: free ? 0 : now - asked, limit }
+        })
       )
     )
-  }))
+    return { limit, admit }
+  })
