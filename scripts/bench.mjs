@@ -38,6 +38,7 @@ const RELIABILITY_FILES = [
   "packages/tools/test/hostile.test.ts",
   "packages/tools/test/engineMemory.test.ts",
   "packages/tools/test/reliability.nested.test.ts",
+  "packages/tools/test/admission.test.ts",
   "packages/tools/test/reliability.bounds.test.ts",
   "packages/tools/test/reliability.isolation.test.ts",
   "packages/adapters/test/reliability.load.test.ts",

@@ -205,7 +205,9 @@ describe("toolcap mcp without the framework", () => {
       "60",
       "--ui",
       "--profile",
-      "compact"
+      "compact",
+      "--max-concurrent-calls",
+      "4"
     ])
     assert.deepStrictEqual(args, {
       workspace: Option.some(dir),
@@ -215,6 +217,7 @@ describe("toolcap mcp without the framework", () => {
       staleAfter: 60,
       ui: true,
       profile: Option.some("compact" as const),
+      maxConcurrentCalls: Option.some(4),
       envInherit: Option.none(),
       envExclude: [],
       envIncludeOnly: [],
@@ -230,6 +233,7 @@ describe("toolcap mcp without the framework", () => {
       staleAfter: Declared.defaultStaleAfterSeconds,
       ui: false,
       profile: Option.none(),
+      maxConcurrentCalls: Option.none(),
       envInherit: Option.none(),
       envExclude: [],
       envIncludeOnly: [],

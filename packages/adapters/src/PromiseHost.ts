@@ -17,7 +17,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import type { CheckpointStore } from "@toolcap/checkpoint"
 import { Budgets, type EnvPolicy } from "@toolcap/limits"
-import type { Bash } from "@toolcap/tools"
+import { type Bash, Supervisor } from "@toolcap/tools"
 import type * as CallObserver from "./CallObserver.js"
 import * as ModelOutput from "./ModelOutput.js"
 import * as Outcome from "./Outcome.js"
@@ -50,6 +50,8 @@ export interface ToolHostOptions {
   readonly sweepStaleAfterMs?: number | undefined
   /** Sees every call as it happens (e.g. the live viewer's `observer`). */
   readonly observer?: CallObserver.CallObserver | undefined
+  /** Bash calls run at once; the others wait (see `ToolHost.ToolHostConfig`). Default: `TOOLCAP_MAX_CONCURRENT_CALLS`, else 8 per core. */
+  readonly maxConcurrentCalls?: number | undefined
   /**
    * Bash's environment policy (`EnvPolicy` of `@toolcap/limits`), e.g. `{ inherit: "core",
    * include: ["ANTHROPIC_API_KEY"] }`; default: the host's variables without `*KEY*`,
@@ -179,6 +181,15 @@ export const layerWith = <A, E>(
   requireText(options, "workspace")
   requireText(options, "dataDir")
   requireText(options, "sessionId")
+  const limitInvalid =
+    options.maxConcurrentCalls === undefined
+      ? undefined
+      : Supervisor.maxConcurrentCallsInvalid(options.maxConcurrentCalls)
+  if (limitInvalid !== undefined) {
+    throw new RangeError(
+      `createToolHost: options.maxConcurrentCalls ${limitInvalid}; leave it out for 8 calls per core`
+    )
+  }
   return build({
     workspace: options.workspace,
     dataDir: options.dataDir,
@@ -187,6 +198,7 @@ export const layerWith = <A, E>(
     checkpointFile: options.checkpointFile,
     sweepStaleAfterMs: options.sweepStaleAfterMs,
     observer: options.observer,
+    maxConcurrentCalls: options.maxConcurrentCalls,
     environment: options.environment,
     endSessionOnClose: true
   }).pipe(

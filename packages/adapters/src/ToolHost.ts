@@ -152,6 +152,12 @@ export interface ToolHostConfig {
   /** Sees every call: its input, Bash's chunks, its outcome (a live viewer, a log). */
   readonly observer?: CallObserver.CallObserver | undefined
   /**
+   * How many Bash calls the host runs at once; the others wait for a slot (their results report
+   * `admission.waitedMs`, their timeouts count from their start). Default:
+   * `TOOLCAP_MAX_CONCURRENT_CALLS`, else 8 per core (`Supervisor.Options.maxConcurrentCalls`).
+   */
+  readonly maxConcurrentCalls?: number | undefined
+  /**
    * Bash's environment policy (`EnvPolicy`: `inherit`, `exclude`, `includeOnly`, `include`,
    * `set`); default: the host's variables without the secret-looking names. A bad policy fails
    * the host's start with `EnvPolicyInvalid`.
@@ -218,6 +224,10 @@ export const layerStoreOnFirstUse = (location: string): Layer.Layer<CheckpointSt
     )
   )
 
+/** The supervisor options a host's configuration names. */
+const supervisorOptions = (config: Pick<ToolHostConfig, "maxConcurrentCalls">): Supervisor.Options =>
+  config.maxConcurrentCalls === undefined ? {} : { maxConcurrentCalls: config.maxConcurrentCalls }
+
 /**
  * The default file system, checkpoint store and supervisor of a host: Node's file system, the
  * SQLite file (or `postgres://` URL) of `config.checkpointFile`, default
@@ -227,12 +237,12 @@ export const layerStoreOnFirstUse = (location: string): Layer.Layer<CheckpointSt
  * @category layers
  */
 export const layerDefaults = (
-  config: Pick<ToolHostConfig, "dataDir" | "checkpointFile">
+  config: Pick<ToolHostConfig, "dataDir" | "checkpointFile" | "maxConcurrentCalls">
 ): Layer.Layer<FileSystem.FileSystem | CheckpointStore.CheckpointStore | Supervisor.Supervisor> =>
   Layer.mergeAll(
     NodeFileSystem.layer,
     layerStoreOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)),
-    Supervisor.layer()
+    Supervisor.layer(supervisorOptions(config))
   )
 
 /**
@@ -397,7 +407,7 @@ export const make = (
   // the store opens on first use in the caller's scope, so it lives as long as the host; the
   // checkpoint package is not loaded before then
   Effect.flatMap(openOnFirstUse(config.checkpointFile ?? checkpointFileOf(config.dataDir)), (store) =>
-    Effect.flatMap(Supervisor.make(), (supervisor) =>
+    Effect.flatMap(Supervisor.make(supervisorOptions(config)), (supervisor) =>
       makeOn(config, store).pipe(
         Effect.provideService(Supervisor.Supervisor, supervisor),
         Effect.provide(NodeFileSystem.layer)

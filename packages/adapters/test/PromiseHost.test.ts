@@ -264,4 +264,39 @@ describe("PromiseHost.createToolHost", () => {
     assert.match(messages[0]!, /^createToolHost: options\.dataDir must be a non-empty string/)
     assert.match(messages[1]!, /^createToolHost: options\.workspace must be a non-empty string/)
   })
+
+  it("maxConcurrentCalls reaches the host's admission (results report the limit and the wait); 0 is refused naming it", async () => {
+    const { host } = await setup({ maxConcurrentCalls: 1 })
+    const [first, second] = await Promise.all([
+      host.call("Bash", { command: "sleep 0.5" }),
+      host.call("Bash", { command: "true" })
+    ])
+    assert.isTrue(first.ok && second.ok)
+    const admissions = [first, second].map((outcome) =>
+      outcome.ok
+        ? (outcome.result as { admission?: { waitedMs: number; limit: number } }).admission
+        : undefined
+    )
+    assert.deepStrictEqual(
+      admissions.map((admission) => admission?.limit),
+      [1, 1]
+    )
+    // one of the two waited for the other's slot
+    assert.isAtLeast(Math.max(...admissions.map((admission) => admission!.waitedMs)), 400)
+    const dirs = makeDirs()
+    cleanups.push(dirs.remove)
+    const refused = await PromiseHost.createToolHost({
+      workspace: dirs.workspace,
+      dataDir: dirs.dataDir,
+      sessionId: "s",
+      maxConcurrentCalls: 0
+    }).then(
+      (other) => other.close().then(() => "resolved"),
+      (error: unknown) => (error instanceof Error ? error.message : String(error))
+    )
+    assert.match(
+      refused,
+      /^createToolHost: options\.maxConcurrentCalls must be a whole number of at least 1, got 0/
+    )
+  })
 })

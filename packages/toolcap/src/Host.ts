@@ -29,6 +29,8 @@ export interface ToolHostOptions {
   readonly checkpointFile?: string | undefined
   /** Sweep other sessions' scratch directories whose owner is gone, after this many ms unchanged. */
   readonly sweepStaleAfterMs?: number | undefined
+  /** Bash calls run at once; the others wait for a slot. Default: `TOOLCAP_MAX_CONCURRENT_CALLS`, else 8 per core. */
+  readonly maxConcurrentCalls?: number | undefined
   /** Bash's environment policy; default: the host's variables without secret-looking names. */
   readonly environment?: EnvPolicy | undefined
 }

@@ -305,6 +305,8 @@ export interface BashResult {
   readonly rendering?: PerStream<RenderCounts> | undefined
   /** Every pid the call signalled. */
   readonly killedPids: ReadonlyArray<number>
+  /** How long the call waited for one of the host's `limit` slots before it started (not in `durationMs` or the timeout). */
+  readonly admission?: { readonly waitedMs: number; readonly limit: number } | undefined
   readonly termination: {
     /** `cgroup`: a cgroup v2 per call; `group`: process group, environment cookie, parent links. */
     readonly containment: "cgroup" | "group"
@@ -320,6 +322,10 @@ export interface BashResult {
     readonly landlockScopesReason?: string | undefined
     /** The call's memory ceiling, when the host set one (`bashMemoryMaxBytes`). */
     readonly memoryCeiling?: MemoryCeiling | undefined
+    /** The lifeline watchdog, outside the host, also kept the deadline (it stops the call if the host's loop is blocked). */
+    readonly deadlineBackstop?: boolean | undefined
+    /** Why the deadline had no backstop outside the host, when it had none. */
+    readonly deadlineBackstopReason?: string | undefined
     /** The call's task limit, when the host set one (`bashTasksMax`, 4096 by default). */
     readonly taskLimit?: TaskLimit | undefined
     /** What kept the call from writing cgroup files (`landlock`, `read-only mount`), or `none`. */

@@ -133,7 +133,13 @@ export const BashResult = Schema.Struct({
   exitCode: Schema.NullOr(Schema.Number),
   /** Signal that ended the main process, e.g. "SIGTERM"; null when it exited. */
   signal: Schema.NullOr(Schema.String),
+  /** From the call's start (after any wait for a slot, `admission.waitedMs`) to its answer. */
   durationMs: Schema.Number,
+  /**
+   * The host's admission control: how long the call waited for one of its `limit` slots before it
+   * started (its timeout counts from the start). Absent when the call never asked for a slot (aborted before).
+   */
+  admission: Schema.optional(Schema.Struct({ waitedMs: Schema.Number, limit: Schema.Number })),
   /** True when either stream was cut to the result budget. */
   truncated: Schema.Boolean,
   truncation: Schema.Struct({

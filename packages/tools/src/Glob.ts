@@ -34,6 +34,7 @@ import type { Workspace } from "./Workspace.js"
 import * as Notice from "./internal/notice.js"
 import * as GlobList from "./internal/search/glob.js"
 import * as Input from "./internal/input.js"
+import * as Descriptor from "./internal/roots/descriptor.js"
 import * as Order from "./internal/search/order.js"
 import * as Pattern from "./internal/search/pattern/glob.js"
 import * as Pin from "./internal/search/pin.js"
@@ -266,6 +267,17 @@ export const glob = (
           if (file === undefined || !gate.admit(Order.renderedBytes(file.display))) break
           matches.push(file.display)
         }
+      }
+      // each name answered is, by its own descriptor, where the listing put it: a directory below
+      // exchanged with an outside one while it was listed (renameat2) gives no name
+      const confirmed = Descriptor.confirmWithin(
+        pinned.local,
+        target.realPath,
+        matches.map((display) => display.slice(prefix.length))
+      )
+      if (confirmed.length < matches.length) {
+        total -= matches.length - confirmed.length
+        matches.splice(0, matches.length, ...confirmed.map((at) => matches[at]!))
       }
       // what was listed is answered only if the directory stayed where it was resolved
       yield* Pin.stillInPlace(pinned, target)

@@ -33,6 +33,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import { Marker, type ToolError } from "@toolcap/limits"
 import * as Confine from "./internal/supervisor/confine.js"
+import * as Admission from "./internal/supervisor/admission.js"
 import * as Fake from "./internal/supervisor/fake.js"
 import * as Group from "./internal/supervisor/group.js"
 import * as Real from "./internal/supervisor/supervisor.js"
@@ -81,6 +82,32 @@ export const namespacesVariable = "TOOLCAP_NAMESPACES"
  * @category models
  */
 export const cgroupfsVariable = "TOOLCAP_CGROUPFS"
+
+/**
+ * The environment variable that sets how many Bash calls one host runs at once when
+ * `Options.maxConcurrentCalls` does not (a whole number of at least 1).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const maxConcurrentCallsVariable: "TOOLCAP_MAX_CONCURRENT_CALLS" = Admission.variable
+
+/**
+ * Why a value cannot be `Options.maxConcurrentCalls` (`must be a whole number of at least 1, got
+ * 0`), or undefined when it can: for a host surface to refuse it as its own input.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const maxConcurrentCallsInvalid: (value: unknown) => string | undefined = Admission.invalid
+
+/**
+ * Calls admitted at once per core by default (`Options.maxConcurrentCalls`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const maxConcurrentCallsPerCore: number = Admission.PER_CORE
 
 /**
  * The environment variable that carries a tree's cookie (its run id).
@@ -178,6 +205,14 @@ export const Containment = Schema.Struct({
   landlockScopesReason: Schema.optional(Schema.String),
   /** The call's memory ceiling, when the host set one (`bashMemoryMaxBytes`). */
   memoryCeiling: Schema.optional(MemoryCeiling),
+  /**
+   * The call's deadline is also kept by the lifeline watchdog, a process outside the host: if the
+   * host has not begun the stop shortly after the deadline (its event loop blocked or saturated),
+   * the watchdog sends SIGTERM, then SIGKILL after the kill grace. Absent for a tree without a deadline.
+   */
+  deadlineBackstop: Schema.optional(Schema.Boolean),
+  /** Why the deadline has no backstop outside the host, when it has none. */
+  deadlineBackstopReason: Schema.optional(Schema.String),
   /** The call's task limit, when the host set one (`bashTasksMax`, 4096 by default). */
   taskLimit: Schema.optional(TaskLimit),
   /**
@@ -333,6 +368,12 @@ export interface TreeOptions {
   readonly drainMs: number
   /** A memory ceiling for the whole tree, in bytes (0 or undefined: none); see `MemoryCeiling`. */
   readonly memoryMaxBytes?: number | undefined
+  /**
+   * The caller's deadline for the main process, in milliseconds from the start: the watchdog
+   * stops the tree if the host has not begun to `deadlineBackstopMs` after it (see
+   * `Containment.deadlineBackstop`). Undefined: no deadline.
+   */
+  readonly deadlineMs?: number | undefined
   /** A task limit for the whole tree, processes and threads (0 or undefined: none); see `TaskLimit`. */
   readonly tasksMax?: number | undefined
 }
@@ -446,6 +487,14 @@ export interface Process {
 }
 
 /**
+ * What admitting a call did: how long it waited for a free slot and the host's limit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Admitted = Admission.Admitted
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -463,6 +512,11 @@ export interface SupervisorService {
   readonly runId: Effect.Effect<string>
   /** Starts a process in the current scope; closing the scope stops it (a tree: the whole tree). */
   readonly start: (command: Command) => Effect.Effect<Process, ToolError.ToolSpawnFailed, Scope.Scope>
+  /**
+   * Waits for one of the host's `maxConcurrentCalls` slots, first come first served, and holds it
+   * until the current scope closes (interruptible while it waits). Bash takes one per call.
+   */
+  readonly admit: Effect.Effect<Admitted, never, Scope.Scope>
 }
 
 /**
@@ -517,6 +571,24 @@ export interface Options {
    * has one, so shared memory cannot go past it; else `DEFAULT_SHM_BYTES`).
    */
   readonly shmMaxBytes?: number | undefined
+   * How many Bash calls this host runs at once; the others wait for a slot, report the wait
+   * (`admission.waitedMs`) and count their timeout from their start. Default:
+   * `TOOLCAP_MAX_CONCURRENT_CALLS`, else `maxConcurrentCallsPerCore` (8) per core
+   * (`os.availableParallelism()`). Not a whole number of at least 1: the layer fails to build.
+   */
+  readonly maxConcurrentCalls?: number | undefined
+  /**
+   * `false` keeps a call's deadline in the host only, with no backstop in the lifeline watchdog
+   * (default true; see `Containment.deadlineBackstop`).
+   */
+  readonly deadlineBackstop?: boolean | undefined
+  /**
+   * How long after a call's deadline the watchdog steps in when the host has not begun the stop
+   * (default 250 ms: a host whose event loop turns begins within a few milliseconds, the bench's
+   * deadline-to-TOOL_TIMEOUT median target is 100 ms, so the backstop never races a healthy host;
+   * and it stays far inside the 3 s answer bound of kill grace plus drain grace).
+   */
+  readonly deadlineBackstopMs?: number | undefined
   /**
    * `false` uses no memory controller for a call's memory ceiling, so it is `RLIMIT_AS` of every
    * process (the fallback of a host without one; default: cgroup v2, else v1, where usable).
@@ -625,4 +697,6 @@ export type FakeEvent =
 export const layerTest = (options: {
   readonly script: (command: Command) => ScriptedProcess
   readonly onEvent?: ((event: FakeEvent) => void) | undefined
+  /** Calls admitted at once (default: as `Options.maxConcurrentCalls`). */
+  readonly maxConcurrentCalls?: number | undefined
 }): Layer.Layer<Supervisor> => Layer.scoped(Supervisor, Fake.make(options))

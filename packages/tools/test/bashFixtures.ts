@@ -8,10 +8,13 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -183,6 +186,21 @@ export const processesNamed = (needle: string): Array<LiveProcess> =>
     const live = readLive(pid)
     return live !== undefined && live.cmdline.includes(needle) ? [live] : []
   })
+
+/**
+ * Blocks the host's event loop for `ms` (a busy wait: no timer, no I/O, no fiber runs meanwhile),
+ * as a host saturated by its own work would; answers the time it thawed (the Clock's millis).
+ */
+export const blockEventLoop = (ms: number) =>
+  Effect.clockWith((clock) =>
+    Effect.sync(() => {
+      const thawAt = clock.unsafeCurrentTimeMillis() + ms
+      while (clock.unsafeCurrentTimeMillis() < thawAt) {
+        // busy
+      }
+      return thawAt
+    })
+  )
 
 /** SIGKILL to every live process whose command line contains `tag` (what a test could not stop). */
 export const killNamed = (tag: string) =>
@@ -397,3 +415,17 @@ export const modelSection = (result: Bash.BashResult, stream: "stdout" | "stderr
   const next = stream === "stdout" ? body.indexOf("\n--- stderr ---\n") : -1
   return next === -1 ? body : body.slice(0, next)
 }
+
+/** The result, or the partial result a timeout or an abort carries. */
+export const partialOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashResult | undefined => {
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+  return failure !== undefined && "partial" in failure ? failure.partial : undefined
+}
+
+/** The typed failure of a Bash call, if it failed with one. */
+export const failureOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashError | undefined =>
+  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+
+/** Fake-script times: whole milliseconds plus a half, so none ties with a deadline (whole). */
+export const scriptTime = (max: number) => FastCheck.integer({ min: 0, max }).map((ms) => ms + 0.5)

@@ -9,13 +9,16 @@
  * is the stop itself, as on a host without them (TOOLCAP_CGROUPFS=writable, no Landlock).
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Procfs } from "@toolcap/spill"
 import { Bash } from "@toolcap/tools"
 import {
+  blockEventLoop,
   cgroupParent,
   fastGraces,
   isLive,
@@ -117,6 +120,50 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
             // the call's own child was stopped
             assert.deepStrictEqual(processesNamed(`sleep ${tag}2`), [])
             assert.isFalse(fs.existsSync(path.join(cgroupParent()!, failed.partial.runId)))
+          })
+      )
+
+      it.scopedLive(
+        `a host loop blocked past the deadline: the watchdog's backstop stops the call's own, not an outside process moved into a cgroup the call made (${cgroupEntry} entry)`,
+        () =>
+          Effect.gen(function* () {
+            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const tag = `1000.93${mark}5`
+            yield* Effect.addFinalizer(() => killNamed(tag))
+            const pid = yield* outsider(`${tag}1`)
+            const before = cgroupOf(pid)
+            const termed = path.join(env.workspace, "termed")
+            const ran = yield* Effect.gen(function* () {
+              // the tier is decided and the watchdog runs before the measured call
+              yield* Bash.run({ command: "true" })
+              const askedAt = yield* Clock.currentTimeMillis
+              const command = [
+                OWN_CGROUP,
+                `mkdir "$cg/nested" && echo ${pid} > "$cg/nested/cgroup.procs" || exit 3`,
+                `trap 'date +%s%3N > ${termed}; exit 0' TERM`,
+                `sleep ${tag}2 & wait`
+              ].join("\n")
+              const call = yield* Effect.fork(Effect.flip(Bash.run({ command, timeout: 1 })))
+              yield* Effect.sleep("300 millis")
+              // no timer, no I/O, no fiber of the host runs until well past the deadline
+              const thawAt = yield* blockEventLoop(4000)
+              return { askedAt, thawAt, failed: yield* Fiber.join(call) }
+            }).pipe(Effect.provide(env.layer))
+            assert.instanceOf(ran.failed, Bash.ToolTimeout)
+            assert.isTrue(ran.failed.partial.termination.deadlineBackstop)
+            // the call's shell had its SIGTERM from the watchdog while the host was blocked
+            const termedAt = Number(fs.readFileSync(termed, "utf8"))
+            assert.isBelow(termedAt, ran.thawAt)
+            assert.isAbove(termedAt, ran.askedAt + 1000)
+            // the outside process was signalled by neither the watchdog nor the host, and is home
+            assert.isTrue(isLive(pid), "the outside process was signalled")
+            assert.strictEqual(cgroupOf(pid), before)
+            assert.notInclude(ran.failed.killedPids, pid)
+            assert.deepStrictEqual(
+              ran.failed.partial.termination.foreign?.map((member) => member.pid),
+              [pid]
+            )
+            assert.deepStrictEqual(processesNamed(`sleep ${tag}2`), [])
           })
       )
 

@@ -7,14 +7,12 @@
  */
 import { assert, layer } from "@effect/vitest"
 import * as Arr from "effect/Array"
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Predicate from "effect/Predicate"
 import * as TestClock from "effect/TestClock"
@@ -22,19 +20,17 @@ import * as os from "node:os"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
 import { Bash, Supervisor, Workspace } from "@toolcap/tools"
+import { failureOf, partialOf, scriptTime } from "./bashFixtures.js"
 
 const RUNS = 200
 
-/** Script times are whole milliseconds plus a half, so none ties with a deadline or a grace (whole). */
-const time = (max: number) => FastCheck.integer({ min: 0, max }).map((ms) => ms + 0.5)
-
 const onTerm = FastCheck.oneof(
   FastCheck.constant("ignore" as const),
-  time(4000).map((afterMs) => ({ afterMs }))
+  scriptTime(4000).map((afterMs) => ({ afterMs }))
 )
 
 const child = FastCheck.record({
-  exitAt: FastCheck.option(time(8000), { nil: undefined }),
+  exitAt: FastCheck.option(scriptTime(8000), { nil: undefined }),
   onTerm,
   stuck: FastCheck.boolean(),
   holdsPipes: FastCheck.boolean(),
@@ -44,7 +40,7 @@ const child = FastCheck.record({
 /** Text written in pieces that may end inside a UTF-8 sequence. */
 const writes = FastCheck.array(
   FastCheck.record({
-    at: time(6000),
+    at: scriptTime(6000),
     stream: FastCheck.constantFrom("stdout" as const, "stderr" as const),
     text: FastCheck.string({ unit: "grapheme", minLength: 1, maxLength: 6 }).filter(
       (text) => !text.includes("\uFFFD")
@@ -66,7 +62,7 @@ const writes = FastCheck.array(
 
 const scenario = FastCheck.record({
   output: writes,
-  exitAt: FastCheck.option(time(8000), { nil: undefined }),
+  exitAt: FastCheck.option(scriptTime(8000), { nil: undefined }),
   code: FastCheck.integer({ min: 0, max: 255 }),
   onTerm,
   children: FastCheck.array(child, { maxLength: 3 }),
@@ -162,16 +158,6 @@ const stoppable = (s: Scenario, ran: Ran) =>
     (_, index) => index === 0 || !(s.children[index - 1]!.stuck || s.children[index - 1]!.escaped)
   )
 
-/** The result, or the partial result a timeout carries. */
-const partialOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashResult | undefined => {
-  if (Exit.isSuccess(exit)) return exit.value
-  const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
-  return failure !== undefined && "partial" in failure ? failure.partial : undefined
-}
-
-const failureOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bash.BashError | undefined =>
-  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-
 /** Pids ascending, as the reports list them. */
 const ascending = (pids: Iterable<number>) => Arr.sort(pids, Order.number)
 
@@ -234,7 +220,7 @@ layer(shared)("the laws of supervision (fake supervisor, TestClock)", (it) => {
 
   it.effect.prop(
     "interruption: the whole tree is stopped before the interrupted call ends, within kill grace + drain grace",
-    [scenario, time(5000)],
+    [scenario, scriptTime(5000)],
     ([s, interruptAt]) =>
       Effect.gen(function* () {
         const ran = yield* run(s, interruptAt)

@@ -271,7 +271,14 @@ export const registerTorture = (options: {
         `${scenario.name} (${scenarioRuns} run${scenarioRuns === 1 ? "" : "s"})`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { ...supervisor, containment })
+            // a timed-out scenario's deadline starts at its ready line (the fixture's Clock), which the
+            // watchdog's backstop, keeping the real deadline, cannot see: off here (admission.test.ts
+            // proves the backstop)
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...supervisor,
+              containment,
+              deadlineBackstop: false
+            })
             const layer = env.layer
             fs.writeFileSync(path.join(env.workspace, "job"), JOB_SCRIPT, { mode: 0o755 })
             fs.writeFileSync(path.join(env.workspace, "await-jobs"), AWAIT_JOBS_SCRIPT, { mode: 0o755 })

@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { ToolHost } from "@toolcap/adapters"
 import * as Mcp from "@toolcap/adapters/Mcp"
 import { Budgets } from "@toolcap/limits"
+import { Supervisor } from "@toolcap/tools"
 import * as Argv from "./argv.js"
 import * as Options from "./options.js"
 import { runMain } from "./output.js"
@@ -26,6 +27,11 @@ export type McpArgs = Argv.Values<typeof Options.mcp>
 export const serve = (args: McpArgs) =>
   Effect.gen(function* () {
     const budgets = yield* Budgets.Budgets
+    const limit = Option.getOrUndefined(args.maxConcurrentCalls)
+    const limitInvalid = limit === undefined ? undefined : Supervisor.maxConcurrentCallsInvalid(limit)
+    if (limitInvalid !== undefined) {
+      return yield* Effect.fail(usage({ message: `--max-concurrent-calls ${limitInvalid}` }))
+    }
     const config = yield* hostConfig({
       ...args,
       session: Option.getOrElse(args.session, () => `mcp-${process.pid}`)
@@ -45,7 +51,8 @@ export const serve = (args: McpArgs) =>
           observer: viewer?.observer,
           environment,
           endSessionOnClose: true,
-          sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter))
+          sweepStaleAfterMs: Duration.toMillis(Duration.seconds(args.staleAfter)),
+          maxConcurrentCalls: limit
         }).pipe(Layer.provide(Layer.succeed(Budgets.Budgets, budgets)), Layer.mapError(usage))
       )
     )

@@ -112,6 +112,12 @@ export const mcp = {
   ),
   approve,
   staleAfter,
+  maxConcurrentCalls: Argv.optional(
+    Argv.integer(
+      "max-concurrent-calls",
+      "Bash calls run at once; the others wait for a slot (default: $TOOLCAP_MAX_CONCURRENT_CALLS, else 8 per core)."
+    )
+  ),
   ui: Argv.flag(
     "ui",
     "Also serve the live viewer on 127.0.0.1; its URL (with its token) is printed on stderr."

@@ -54,6 +54,8 @@ type Outcome = Ending | { readonly kind: "ConsumerFailed"; readonly error: unkno
 
 const EXITED: Outcome = { kind: "Exited" }
 const ABORTED: Outcome = { kind: "Aborted" }
+/** The wait for a slot ended with one (not an outcome of the call: it goes on). */
+const ADMITTED: Outcome = { kind: "Exited" }
 
 /** @internal */
 export const call = (
@@ -72,9 +74,12 @@ export const call = (
     const environment = yield* BashEnvironment
     const runId = yield* supervisor.runId
     const callId = options.callId ?? runId
-    const startedAt = yield* Clock.currentTimeNanos
+    // from the start, after the wait for a slot: set when the call is admitted
+    let startedAt = yield* Clock.currentTimeNanos
+    let admitted: Supervisor.Admitted | undefined
     const elapsedMs = Effect.map(Clock.currentTimeNanos, (now) => Number(now - startedAt) / 1e6)
     const timedOut: Outcome = { kind: "TimedOut", timeoutSeconds }
+    const timeoutMs = Math.round(timeoutSeconds * 1000)
 
     // chunks are decoded only when someone consumes them
     const decode = options.onChunk !== undefined || options.offer !== undefined
@@ -118,7 +123,16 @@ export const call = (
     const finish = (ending: Ending, status: Supervisor.ExitStatus | undefined, termination: Termination) =>
       Effect.flatMap(elapsedMs, (durationMs) =>
         Effect.map(
-          buildResult({ callId, runId, ending, status, durationMs, termination, ...outputs }),
+          buildResult({
+            callId,
+            runId,
+            ending,
+            status,
+            durationMs,
+            admission: admitted,
+            termination,
+            ...outputs
+          }),
           (result) => ({
             ending,
             result
@@ -126,12 +140,16 @@ export const call = (
         )
       )
 
-    if (options.signal?.aborted === true) {
-      yield* finishOutputs
-      const containment = yield* supervisor.containment
-      const nothing = { signalled: [], killed: [], unstoppable: [], survivors: [], pipesHeld: false }
-      return yield* finish(ABORTED as Ending, undefined, { ...containment, ...nothing })
-    }
+    /** The answer of a call that started nothing (aborted before it started, or while it waited). */
+    const endedUnstarted = (outcome: Outcome) =>
+      Effect.gen(function* () {
+        if (outcome.kind === "ConsumerFailed") return yield* Effect.die(outcome.error)
+        yield* finishOutputs
+        const containment = yield* supervisor.containment
+        const nothing = { signalled: [], killed: [], unstoppable: [], survivors: [], pipesHeld: false }
+        return yield* finish(outcome, undefined, { ...containment, ...nothing })
+      })
+    if (options.signal?.aborted === true) return yield* endedUnstarted(ABORTED)
 
     // only an abort signal or a chunk consumer that throws ends a wait early
     const stopRequests = [
@@ -145,7 +163,7 @@ export const call = (
             }))
           ])
     ]
-    const orStopRequest = (wait: Effect.Effect<Outcome>): Effect.Effect<Outcome> =>
+    const orStopRequest = <R>(wait: Effect.Effect<Outcome, never, R>): Effect.Effect<Outcome, never, R> =>
       stopRequests.length === 0 ? wait : Effect.raceAll([wait, ...stopRequests])
     const shell = yield* supervisor.shell
 
@@ -154,6 +172,15 @@ export const call = (
       Effect.gen(function* () {
         const ran = yield* Effect.scoped(
           Effect.gen(function* () {
+            // a slot of the host's, held until the scope closes (after the stop); an abort ends the wait
+            const slot = yield* orStopRequest(
+              Effect.as(
+                Effect.tap(supervisor.admit, (got) => (admitted = got)),
+                ADMITTED
+              )
+            )
+            if (slot !== ADMITTED) return { outcome: slot, proc: undefined, readers: undefined }
+            startedAt = yield* Clock.currentTimeNanos
             const args = yield* Handover.shellArgs(command, shell.file, scratch)
             const proc = yield* supervisor
               .start({
@@ -170,6 +197,7 @@ export const call = (
                   killWaitMs: budgets.bashDrainGraceMs,
                   drainMs: budgets.bashDrainGraceMs,
                   memoryMaxBytes: budgets.bashMemoryMaxBytes,
+                  deadlineMs: timeoutMs,
                   tasksMax: budgets.bashTasksMax
                 }
               })
@@ -202,13 +230,16 @@ export const call = (
             const isOutputDone =
               readers === undefined ? proc.isDrained : Effect.map(Fiber.poll(readers), Option.isSome)
 
-            const first = yield* orStopRequest(
+            const waited = yield* orStopRequest(
               Effect.timeoutTo(proc.exit, {
-                duration: Duration.millis(Math.round(timeoutSeconds * 1000)),
+                duration: Duration.millis(timeoutMs),
                 onSuccess: () => EXITED,
                 onTimeout: () => timedOut
               })
             )
+            // an exit seen only after the deadline (the host's loop was blocked past it) is a
+            // timeout: the watchdog's backstop may be what ended the process
+            const first = waited === EXITED && (yield* elapsedMs) > timeoutMs ? timedOut : waited
             // the deadline covers the main process; after its exit the output gets the drain grace
             const outcome =
               first !== EXITED || (yield* isOutputDone)
@@ -223,6 +254,8 @@ export const call = (
             return { outcome, proc, readers }
           })
         )
+        // aborted while it waited for a slot: nothing started
+        if (ran.proc === undefined) return yield* endedUnstarted(ran.outcome)
         // the scope is closed: the tree is stopped and the pipes are closed
         if (ran.readers !== undefined) {
           yield* Effect.timeoutOption(Fiber.await(ran.readers), Duration.millis(LAST_DELIVERY_MS))

@@ -332,6 +332,7 @@ export const buildResult = (input: {
   readonly ending: Ending
   readonly status: Supervisor.ExitStatus | undefined
   readonly durationMs: number
+  readonly admission?: Supervisor.Admitted | undefined
   readonly termination: Termination
   readonly stdout: Output.StreamOutput
   readonly stderr: Output.StreamOutput
@@ -347,11 +348,17 @@ export const buildResult = (input: {
       ...(stdout.text.length > 0 ? [section("stdout", stdout.text)] : []),
       ...(stderr.text.length > 0 ? [section("stderr", stderr.text)] : [])
     ]
+    const waitedMs = Math.round(input.admission?.waitedMs ?? 0)
     const notices = [renderingNotice("stdout", stdout), renderingNotice("stderr", stderr)].filter(
       (notice) => notice !== undefined
     )
     const output = [
       headline(input.ending, input.status, durationMs, input.termination, budgets.bashKillGraceMs),
+      ...(waitedMs > 0
+        ? [
+            `waited ${formatDuration(waitedMs)} to start: the host runs at most ${input.admission!.limit} calls at once (not counted in the duration or the timeout)`
+          ]
+        : []),
       ...notices,
       ...(sections.length > 0 ? sections : ["(no output)"])
     ].join("\n")
@@ -363,6 +370,7 @@ export const buildResult = (input: {
       exitCode: input.status?.code ?? null,
       signal: input.status?.signal ?? null,
       durationMs,
+      ...(input.admission === undefined ? {} : { admission: { waitedMs, limit: input.admission.limit } }),
       truncated:
         stdout.truncation !== undefined ||
         stderr.truncation !== undefined ||

@@ -83,8 +83,48 @@ export const readDirectoryWithin = (dir: string, contains: (real: string) => boo
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
   try {
     if (!contains(realPathOfDescriptor(fd))) throw new Outside(dir)
-    return fs.readdirSync(Procfs.descriptorPath(fd), { withFileTypes: true })
+    const entries = fs.readdirSync(Procfs.descriptorPath(fd), { withFileTypes: true })
+    // a directory exchanged in for the read (renameat2) and back out at once is outside now
+    if (!contains(realPathOfDescriptor(fd))) throw new Outside(dir)
+    return entries
   } finally {
     fs.closeSync(fd)
+  }
+}
+
+/** Whether a held descriptor's real path is still the one expected of it. */
+const inPlace = ({ expected, fd }: { readonly fd: number; readonly expected: string }): boolean =>
+  Procfs.descriptorTarget(fd) === expected
+
+/**
+ * Which of `relatives` (files below the directory `base` names, `/`-separated) are, by the
+ * descriptor of each, exactly where `realBase` + the relative path says: each is opened without
+ * following its last component and its real path read at once, and again once all were (an
+ * exchanger that put an outside directory in a listed one's place for the listing has swapped it
+ * back by then, and the descriptor names the outside place). Answers the indexes that passed
+ * both; a file gone since it was listed fails. Without `/proc`: every index.
+ */
+export const confirmWithin = (
+  base: string,
+  realBase: string,
+  relatives: ReadonlyArray<string>
+): Array<number> => {
+  if (!Procfs.hasDescriptorPaths()) return relatives.map((_, index) => index)
+  const held: Array<{ readonly index: number; readonly fd: number; readonly expected: string }> = []
+  try {
+    relatives.forEach((relative, index) => {
+      let fd: number
+      try {
+        fd = fs.openSync(`${base}/${relative}`, O_PATH | fs.constants.O_NOFOLLOW)
+      } catch {
+        return
+      }
+      const expected = `${realBase}/${relative}`
+      held.push({ index, fd, expected })
+    })
+    const first = held.filter(inPlace)
+    return first.filter(inPlace).map((entry) => entry.index)
+  } finally {
+    for (const { fd } of held) fs.closeSync(fd)
   }
 }

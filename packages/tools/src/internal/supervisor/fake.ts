@@ -18,6 +18,7 @@ import * as Order from "effect/Order"
 import * as Random from "effect/Random"
 import type * as Scope from "effect/Scope"
 import type { Command, Containment, FakeEvent, ScriptedProcess, SupervisorService } from "../../Supervisor.js"
+import * as Admission from "./admission.js"
 import * as Launch from "./launch.js"
 import type { Source } from "./pipe.js"
 import { scoped, type Handle } from "./scoped.js"
@@ -89,8 +90,13 @@ const byTime = Order.mapInput(Order.number, (event: { readonly at: number }) => 
 export const make = (options: {
   readonly script: (command: Command) => ScriptedProcess
   readonly onEvent?: ((event: FakeEvent) => void) | undefined
+  readonly maxConcurrentCalls?: number | undefined
 }): Effect.Effect<SupervisorService, never, Scope.Scope> =>
   Effect.gen(function* () {
+    const admission = yield* Effect.flatMap(
+      Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls)),
+      Admission.make
+    )
     const layerScope = yield* Effect.scope
     const emit = options.onEvent ?? (() => {})
     let nextPid = 1000
@@ -252,6 +258,7 @@ export const make = (options: {
       landlock: Effect.succeed({ kind: "none", reason: "the fake supervisor confines nothing" }),
       shell: Effect.succeed({ file: "/bin/sh", name: "sh" }),
       runId: Effect.map(Random.nextIntBetween(0, 0x7fffffff), (random) => `1-0-fake${random.toString(36)}`),
-      start: (command) => scoped(launch(command), command.tree ?? { killGraceMs: 0, drainMs: 1000 })
+      start: (command) => scoped(launch(command), command.tree ?? { killGraceMs: 0, drainMs: 1000 }),
+      admit: admission.admit
     } satisfies SupervisorService
   })

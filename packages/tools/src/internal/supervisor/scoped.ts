@@ -13,6 +13,7 @@ import * as Scope from "effect/Scope"
 import type { ToolError } from "@toolcap/limits"
 import type { Containment, Process, Stopped } from "../../Supervisor.js"
 import * as Launch from "./launch.js"
+import type { Lifeline } from "./lifeline.js"
 import * as Pipe from "./pipe.js"
 import type { TreeStop } from "./terminate.js"
 
@@ -20,6 +21,8 @@ import type { TreeStop } from "./terminate.js"
 export interface Handle extends Launch.Launched {
   /** A tree's containment, as this call got it (undefined for a plain process). */
   readonly containment?: Containment | undefined
+  /** What the lifeline watchdog stops to end this tree (a deadline's backstop); undefined for a plain process. */
+  readonly lifeline?: Lifeline | undefined
   /**
    * Stops the whole tree (the plain kind: the process): uninterruptible and bounded. `exited` and
    * `drained` say whether the main process exited and both pipes ended before the stop began.

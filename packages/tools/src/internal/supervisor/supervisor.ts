@@ -4,12 +4,16 @@
  * first use so that a host that never runs a command starts nothing.
  */
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Random from "effect/Random"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ToolError } from "@toolcap/limits"
 import type {
   Command,
+  TreeOptions,
   Containment,
   Landlock as LandlockSupport,
   Options,
@@ -17,6 +21,7 @@ import type {
   Shell,
   SupervisorService
 } from "../../Supervisor.js"
+import * as Admission from "./admission.js"
 import * as CallBounds from "./bounds.js"
 import * as Cgroup from "./cgroup.js"
 import * as V1 from "./cgroupV1.js"
@@ -27,8 +32,8 @@ import * as Launch from "./launch.js"
 import { launcher as resolvedLauncher } from "./launcherPath.js"
 import * as Lifeline from "./lifeline.js"
 import * as Proc from "./process.js"
-import { scoped, type Bounds } from "./scoped.js"
-import { nothingStopped } from "./terminate.js"
+import { scoped, type Bounds, type Handle } from "./scoped.js"
+import { nothingStopped, type TreeStop } from "./terminate.js"
 import * as TierCgroup from "./tierCgroup.js"
 import * as TierGroup from "./tierGroup.js"
 import type { Tier } from "./tier.js"
@@ -65,6 +70,32 @@ const LAYER_TAG_CHARS = 6
 
 const noop = () => {}
 
+const ascending = (pids: Set<number>): Array<number> => [...pids].toSorted((a, b) => a - b)
+
+/** A stop joined with what the watchdog's backstop reported signalling (`T <pid>`, `K <pid>` lines); the report is removed. */
+const withReported = (stopped: TreeStop, report: string): TreeStop => {
+  let text: string
+  try {
+    text = fs.readFileSync(report, "latin1")
+    fs.rmSync(report, { force: true })
+  } catch {
+    return stopped
+  }
+  const termed = new Set(stopped.signalled)
+  const killed = new Set(stopped.killed)
+  for (const line of text.split("\n")) {
+    const [tag, pid] = line.split(" ")
+    const number = Number(pid)
+    if (!Number.isSafeInteger(number) || number <= 0) continue
+    termed.add(number)
+    if (tag === "K") killed.add(number)
+  }
+  return { ...stopped, signalled: ascending(termed), killed: ascending(killed) }
+}
+
+/** See `Options.deadlineBackstopMs`. */
+const DEADLINE_BACKSTOP_MS = 250
+
 /** Whether a guard (Landlock scopes, write rules, namespaces) applies to calls, or why not. */
 type Scopes = { readonly apply: true } | { readonly apply: false; readonly reason: string }
 
@@ -77,6 +108,19 @@ const envWithCookie = (command: Command, runId: string): Readonly<Record<string,
 export const make = (options: Options = {}): Effect.Effect<SupervisorService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const layerScope = yield* Effect.scope
+    // an unusable limit fails the layer with a message naming the option or the variable
+    const admission = yield* Effect.flatMap(
+      Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls)),
+      Admission.make
+    )
+    const backstopMs = options.deadlineBackstopMs ?? DEADLINE_BACKSTOP_MS
+    if (!(Number.isFinite(backstopMs) && backstopMs >= 0)) {
+      return yield* Effect.die(
+        new RangeError(
+          `Supervisor option deadlineBackstopMs must be a number of at least 0, got ${backstopMs}`
+        )
+      )
+    }
     const watchdog = yield* Lifeline.make
     const layerTag = (yield* Random.nextIntBetween(0, 36 ** LAYER_TAG_CHARS))
       .toString(36)
@@ -372,6 +416,59 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       decided !== undefined ? Effect.succeed(decided) : Effect.tap(decideOnce, (chosen) => (decided = chosen))
     )
 
+    /**
+     * A tree with a deadline gets its backstop in the watchdog, outside the host's event loop:
+     * disarmed when the main process exits or the host begins the stop, whichever comes first.
+     */
+    // where the watchdog reports what a backstop signalled: a private directory, made on first use
+    let reports: string | undefined
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => reports !== undefined && fs.rmSync(reports, { recursive: true, force: true }))
+    )
+    const reportFile = (callRunId: string): string | undefined => {
+      try {
+        reports ??= fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-deadlines-"))
+        return path.join(reports, callRunId)
+      } catch {
+        return undefined
+      }
+    }
+    const withBackstop = (handle: Handle, tree: TreeOptions): Handle => {
+      if (tree.deadlineMs === undefined || handle.containment === undefined) return handle
+      const without = (reason: string): Handle => ({
+        ...handle,
+        containment: { ...handle.containment!, deadlineBackstop: false, deadlineBackstopReason: reason }
+      })
+      if (options.deadlineBackstop === false) {
+        return without("the deadline backstop was turned off (Supervisor option deadlineBackstop: false)")
+      }
+      if (handle.lifeline === undefined) return without("this tier names nothing the watchdog can stop")
+      const report = reportFile(tree.runId)
+      if (report === undefined) return without("no private directory for the watchdog's report could be made")
+      const backstop = watchdog.arm(
+        handle.lifeline,
+        tree.deadlineMs + backstopMs,
+        tree.killGraceMs,
+        report,
+        tree.runId
+      )
+      if (!backstop.armed) {
+        backstop.disarm()
+        return without("the lifeline watchdog could not be started")
+      }
+      handle.exit.onExit(backstop.disarm)
+      return {
+        ...handle,
+        containment: { ...handle.containment, deadlineBackstop: true },
+        stop: (facts) =>
+          Effect.suspend(() => {
+            backstop.disarm()
+            // what the watchdog signalled, if it stepped in, is the call's too
+            return Effect.map(handle.stop(facts), (stopped) => withReported(stopped, report))
+          })
+      }
+    }
+
     let found: Shell | undefined
     const shell = Effect.sync(() => (found ??= Proc.findShell()))
 
@@ -380,11 +477,17 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       landlock,
       shell,
       runId,
+      admit: admission.admit,
       start: (command) => {
         const tree = command.tree
         if (tree === undefined) return startPlain(command, true)
         return Effect.flatMap(tier, (chosen) =>
-          scoped(chosen.launch(command, tree, envWithCookie(command, tree.runId)), tree)
+          scoped(
+            Effect.map(chosen.launch(command, tree, envWithCookie(command, tree.runId)), (handle) =>
+              withBackstop(handle, tree)
+            ),
+            tree
+          )
         )
       }
     } satisfies SupervisorService

@@ -191,6 +191,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
           return {
             ...started,
             containment: call.containment,
+            lifeline: { kind: "cg", dir },
             stop: () =>
               Effect.gen(function* () {
                 // read before the cgroups go: what the kernel counted against the call's bounds

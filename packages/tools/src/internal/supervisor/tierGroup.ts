@@ -60,6 +60,7 @@ export const make = (
       return {
         ...launched,
         containment: call.containment,
+        lifeline: { kind: "pg", pgid: launched.pid, cookie: tree.runId },
         stop: (facts) =>
           Effect.suspend(() => {
             // the cheap path: the shell exited, both pipes are closed and its group is empty, so no
