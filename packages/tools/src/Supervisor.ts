@@ -571,6 +571,7 @@ export interface Options {
    * has one, so shared memory cannot go past it; else `DEFAULT_SHM_BYTES`).
    */
   readonly shmMaxBytes?: number | undefined
+  /**
    * How many Bash calls this host runs at once; the others wait for a slot, report the wait
    * (`admission.waitedMs`) and count their timeout from their start. Default:
    * `TOOLCAP_MAX_CONCURRENT_CALLS`, else `maxConcurrentCallsPerCore` (8) per core
