@@ -127,7 +127,11 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
         `a host loop blocked past the deadline: the watchdog's backstop stops the call's own, not an outside process moved into a cgroup the call made (${cgroupEntry} entry)`,
         () =>
           Effect.gen(function* () {
-            const env = yield* testEnv(fastGraces, undefined, { containment: "cgroup", cgroupEntry })
+            const env = yield* testEnv(fastGraces, undefined, {
+              ...withHostReach,
+              containment: "cgroup",
+              cgroupEntry
+            })
             const tag = `1000.93${mark}5`
             yield* Effect.addFinalizer(() => killNamed(tag))
             const pid = yield* outsider(`${tag}1`)
