@@ -63,16 +63,11 @@ const hostAncestors = (): Set<number> => {
  * launcher's init of a call run with `--isolate`, which outlives the launcher when the shell exits.
  */
 const isNamespaceInit = (pid: number): boolean => {
-  try {
-    const line = fs
-      .readFileSync(`/proc/${pid}/status`, "latin1")
-      .split("\n")
-      .find((entry) => entry.startsWith("NSpid:"))
-    const ids = line?.slice(6).trim().split(/\s+/) ?? []
-    return ids.length > 1 && ids[ids.length - 1] === "1"
-  } catch {
-    return false
-  }
+  const line = Procfs.processFile(pid, "status", "latin1")
+    ?.split("\n")
+    .find((entry) => entry.startsWith("NSpid:"))
+  const ids = line?.slice(6).trim().split(/\s+/) ?? []
+  return ids.length > 1 && ids[ids.length - 1] === "1"
 }
 
 const ticks = (startTime: string | undefined): number => (startTime === undefined ? NaN : Number(startTime))
