@@ -429,3 +429,42 @@ export const failureOf = (exit: Exit.Exit<Bash.BashResult, Bash.BashError>): Bas
 
 /** Fake-script times: whole milliseconds plus a half, so none ties with a deadline (whole). */
 export const scriptTime = (max: number) => FastCheck.integer({ min: 0, max }).map((ms) => ms + 0.5)
+
+/** Cgroups at and below `at`, children first. */
+const cgroupsBelow = (at: string): Array<string> => {
+  try {
+    return [
+      ...fs
+        .readdirSync(at, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .flatMap((entry) => cgroupsBelow(path.join(at, entry.name))),
+      at
+    ]
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Removes a cgroup a test made and what a run made below it: processes still dying in it (a fork
+ * loop's last children) are killed through `cgroup.kill` and the removal is tried again until it
+ * holds, for up to 10 s, so no run leaves a cgroup behind.
+ */
+export const removeCgroupTree = (root: string) =>
+  Effect.gen(function* () {
+    for (let attempt = 0; attempt < 200 && fs.existsSync(root); attempt++) {
+      for (const cgroup of cgroupsBelow(root)) {
+        try {
+          fs.writeFileSync(path.join(cgroup, "cgroup.kill"), "1")
+        } catch {
+          // no cgroup.kill on this kernel: the processes were killed by name
+        }
+        try {
+          fs.rmdirSync(cgroup)
+        } catch {
+          // still populated: tried again
+        }
+      }
+      if (fs.existsSync(root)) yield* Effect.sleep("50 millis")
+    }
+  })

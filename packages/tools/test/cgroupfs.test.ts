@@ -23,6 +23,7 @@ import {
   fastGraces,
   isLive,
   killNamed,
+  removeCgroupTree,
   processesNamed,
   testEnv,
   withHostReach
@@ -243,15 +244,7 @@ describe.runIf(cgroupParent() !== undefined && mount !== undefined && root)(
               } catch {
                 // gone
               }
-              for (let attempt = 0; attempt < 50; attempt++) {
-                try {
-                  fs.rmdirSync(dir)
-                  return
-                } catch (error) {
-                  if ((error as NodeJS.ErrnoException).code === "ENOENT") return
-                }
-              }
-            })
+            }).pipe(Effect.andThen(removeCgroupTree(dir)))
           )
           const command = [
             `mkdir -p ${dir} || exit 3`,

@@ -16,7 +16,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Procfs } from "@toolcap/spill"
 import { Confinement } from "@toolcap/tools"
-import { bundleModule, killNamed } from "./bashFixtures.js"
+import { bundleModule, killNamed, removeCgroupTree } from "./bashFixtures.js"
 
 const mount = Procfs.cgroup2()?.mount
 const USER = "toolcap-deleg"
@@ -103,22 +103,7 @@ describe.runIf(setup)("cgroupfs attacks as an unprivileged user in a delegated c
               fs.chownSync(path.join(delegated, file), uid, uid)
             }
           }),
-          () =>
-            Effect.andThen(killNamed("1003.7"), () => {
-              // what a failed run left: its cgroups, children first
-              const below = (at: string): Array<string> =>
-                fs
-                  .readdirSync(at, { withFileTypes: true })
-                  .filter((entry) => entry.isDirectory())
-                  .flatMap((entry) => [...below(path.join(at, entry.name)), path.join(at, entry.name)])
-              for (const cgroup of [...below(delegated), delegated]) {
-                try {
-                  fs.rmdirSync(cgroup)
-                } catch {
-                  // still populated: reported by the assertions
-                }
-              }
-            })
+          () => Effect.andThen(killNamed("1003.7"), removeCgroupTree(delegated))
         )
         const ws = path.join(dir, "ws")
         fs.mkdirSync(ws)
