@@ -87,10 +87,16 @@ const stream = fc.array(token, { maxLength: 60 }).map((tokens) => tokens.join(""
 /** Cut points into a stream: chunks that split sequences anywhere (but not a surrogate pair). */
 const cuts = fc.array(fc.nat(), { maxLength: 8 })
 
+/** A cut point moved off the middle of a surrogate pair: the renderer reads decoded text, never half a character. */
+const offSurrogate = (text: string, point: number): number =>
+  point > 0 && /[\udc00-\udfff]/.test(text[point] ?? "") && /[\ud800-\udbff]/.test(text[point - 1]!)
+    ? point - 1
+    : point
+
 const chunked = (text: string, at: ReadonlyArray<number>): Array<string> => {
-  const points = [...new Set(at.map((point) => (text.length === 0 ? 0 : point % text.length)))].toSorted(
-    (a, b) => a - b
-  )
+  const points = [
+    ...new Set(at.map((point) => (text.length === 0 ? 0 : offSurrogate(text, point % text.length))))
+  ].toSorted((a, b) => a - b)
   const chunks: Array<string> = []
   let from = 0
   for (const point of points) {

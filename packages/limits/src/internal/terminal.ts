@@ -101,7 +101,16 @@ export const make = (options: Required<Options>): Renderer => {
   let atEnd = true
   /** a cursor move happened since the last rewrite: the next rewrite of visible text is a frame */
   let armed = false
-  let saved: { readonly row: number; readonly col: number } | undefined
+  /** DECSC / SCOSC: the cursor and the character sets, as xterm saves them */
+  let saved:
+    | {
+        readonly row: number
+        readonly col: number
+        readonly g0Graphics: boolean
+        readonly g1Graphics: boolean
+        readonly shifted: boolean
+      }
+    | undefined
 
   let state = State.Ground
   let params: Array<number> = []
@@ -367,7 +376,7 @@ export const make = (options: Required<Options>): Renderer => {
         editChars(final, count)
         return
       case 0x73: // s: save cursor
-        saved = { row: cy - viewTop(), col: col() }
+        save()
         return
       case 0x75: // u: restore cursor
         restore()
@@ -376,9 +385,15 @@ export const make = (options: Required<Options>): Renderer => {
         return
     }
   }
+  const save = () => {
+    saved = { row: cy - viewTop(), col: col(), g0Graphics, g1Graphics, shifted }
+  }
+  // with nothing saved, a restore homes the cursor and resets the character sets (as xterm does)
   const restore = () => {
-    if (saved === undefined) moveTo(viewTop(), 0)
-    else moveTo(viewTop() + saved.row, saved.col)
+    moveTo(viewTop() + (saved?.row ?? 0), saved?.col ?? 0)
+    g0Graphics = saved?.g0Graphics ?? false
+    g1Graphics = saved?.g1Graphics ?? false
+    shifted = saved?.shifted ?? false
   }
   const reset = () => {
     // RIS: the screen is cleared and the cursor goes home
@@ -399,7 +414,7 @@ export const make = (options: Required<Options>): Renderer => {
     if (intermediate !== 0) return // other designations and the like: nothing to draw
     switch (final) {
       case 0x37: // 7: DECSC
-        saved = { row: cy - viewTop(), col: col() }
+        save()
         return
       case 0x38: // 8: DECRC
         restore()
