@@ -95,7 +95,30 @@ await included.close()
 console.log(JSON.stringify(out))
 `
 
+/**
+ * Lets other users through every folder above `file` (a checkout inside a 0700 temp folder would
+ * hide the built code from the unprivileged user); what it changed, to put back after the suite.
+ */
+const openPathToOthers = (file: string): Array<readonly [string, number]> => {
+  const changed: Array<readonly [string, number]> = []
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const mode = fs.statSync(dir).mode & 0o7777
+    if ((mode & 0o001) === 0) {
+      fs.chmodSync(dir, mode | 0o001)
+      changed.push([dir, mode])
+    }
+    if (path.dirname(dir) === dir) return changed
+  }
+}
+
 describe("as an unprivileged user in a delegated cgroup (needs root, useradd and setpriv; skipped, and reported as such, elsewhere)", () => {
+  let opened: Array<readonly [string, number]> = []
+  beforeAll(() => {
+    if (hasTools) opened = openPathToOthers(builtAdapters)
+  })
+  afterAll(() => {
+    for (const [dir, mode] of opened) fs.chmodSync(dir, mode)
+  })
   it.skipIf(!hasTools)(
     "the secret stays out unless included, a 1 MB command runs, no name forges a line",
     () => {

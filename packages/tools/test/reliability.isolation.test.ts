@@ -325,7 +325,30 @@ const canDelegate =
   delegated !== undefined &&
   spawnSync("sh", ["-c", "command -v useradd && command -v userdel && command -v setpriv"]).status === 0
 
+/**
+ * Lets other users through every folder above `file` (a checkout inside a 0700 temp folder would
+ * hide the built code from the unprivileged user); what it changed, to put back after the suite.
+ */
+const openPathToOthers = (file: string): Array<readonly [string, number]> => {
+  const changed: Array<readonly [string, number]> = []
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const mode = fs.statSync(dir).mode & 0o7777
+    if ((mode & 0o001) === 0) {
+      fs.chmodSync(dir, mode | 0o001)
+      changed.push([dir, mode])
+    }
+    if (path.dirname(dir) === dir) return changed
+  }
+}
+
 describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () => {
+  let opened: Array<readonly [string, number]> = []
+  beforeAll(() => {
+    opened = openPathToOthers(cli)
+  })
+  afterAll(() => {
+    for (const [dir, mode] of opened) fs.chmodSync(dir, mode)
+  })
   let launcher = ""
   let dir = ""
   beforeAll(() => {
