@@ -767,17 +767,24 @@ static void close_all(int a, int b) {
   (void)close(b);
 }
 
+/* The answer to the call `id` that started nothing (the host may start it another way). */
+static void reply_not_started(unsigned long id) {
+  char line[64];
+  snprintf(line, sizeof line, "S %lu -1 0 0\n", id);
+  reply(line);
+}
+
 /* Starts one call: its pipes, and a launcher (a fork of this small process) that runs it in its cgroup. */
-static void start_call(int with_options, char **field, size_t fields, struct started **calls, size_t *ncalls,
-                       const sigset_t *before) {
+static void start_call(unsigned long id, int with_options, char **field, size_t fields, struct started **calls,
+                       size_t *ncalls, const sigset_t *before) {
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
-    reply("S -1 0 0\n");
+    reply_not_started(id);
     return;
   }
   if (pipe2(err, O_CLOEXEC) != 0) {
     close_all(out[0], out[1]);
-    reply("S -1 0 0\n");
+    reply_not_started(id);
     return;
   }
   /* the list of started calls grows before the fork: a call the server could not follow would
@@ -786,7 +793,7 @@ static void start_call(int with_options, char **field, size_t fields, struct sta
   if (grown == NULL) {
     close_all(out[0], out[1]);
     close_all(err[0], err[1]);
-    reply("S -1 0 0\n");
+    reply_not_started(id);
     return;
   }
   *calls = grown;
@@ -803,25 +810,26 @@ static void start_call(int with_options, char **field, size_t fields, struct sta
   close_all(out[1], err[1]);
   if (pid < 0) {
     close_all(out[0], err[0]);
-    reply("S -1 0 0\n");
+    reply_not_started(id);
     return;
   }
   (*calls)[(*ncalls)++] = (struct started){pid, out[0], err[0]};
-  char line[64];
-  snprintf(line, sizeof line, "S %d %d %d\n", (int)pid, out[0], err[0]);
+  char line[96];
+  snprintf(line, sizeof line, "S %lu %d %d %d\n", id, (int)pid, out[0], err[0]);
   reply(line);
 }
 
 /*
  * --server: calls from stdin, each a decimal byte count, a newline and that many bytes of
- * NUL-terminated fields. "run" then the fields of --cgroup's request (the cgroup DIR, the working
- * directory, the argument count N, N arguments with FILE first, the environment as NAME=VALUE), or
- * "run-with" then an options field ("-", or a comma list of "scope", "deny-cgroupfs", "memory=BYTES",
- * "as=BYTES", "cgroup1=DIR" and "isolate=BYTES") and the same:
+ * NUL-terminated fields. "run", the call's ID (decimal, the host's choice: the answer names it), then
+ * the fields of --cgroup's request (the cgroup DIR, the working directory, the argument count N, N
+ * arguments with FILE first, the environment as NAME=VALUE), or "run-with", the ID, an options field
+ * ("-", or a comma list of "scope", "deny-cgroupfs", "memory=BYTES", "as=BYTES", "cgroup1=DIR" and
+ * "isolate=BYTES") and the same:
  * the server makes the call's stdout and stderr pipes and forks a launcher that runs it as
- * --cgroup does (stdin /dev/null), then answers "S PID OUT ERR": the launcher's pid and the
+ * --cgroup does (stdin /dev/null), then answers "S ID PID OUT ERR": the launcher's pid and the
  * numbers of its own descriptors for the pipes' read ends, which the host opens through
- * /proc/<server>/fd ("S -1 0 0": nothing started). "ack" then PID: the host holds the read ends,
+ * /proc/<server>/fd ("S ID -1 0 0": nothing started). "ack" then PID: the host holds the read ends,
  * the server closes its own. When a launcher ends: "X PID CODE SIGNAL" (CODE -1 when it died of
  * SIGNAL). End of file on stdin ends the server; calls already started run on as their own.
  */
@@ -893,8 +901,16 @@ static int server(void) {
       size_t count;
       char **field = fields_of(body, size, &count);
       if (field == NULL || count < 1) return fail("bad request fields", NULL);
-      if (strcmp(field[0], "run") == 0 || strcmp(field[0], "run-with") == 0) {
-        start_call(strcmp(field[0], "run-with") == 0, field + 1, count - 1, &calls, &ncalls, &before);
+      if ((strcmp(field[0], "run") == 0 || strcmp(field[0], "run-with") == 0) && count >= 2) {
+        char *id_end = field[1];
+        unsigned long id = 0;
+        /* digits only: strtoul would take a sign or leading blanks */
+        if (field[1][0] >= '0' && field[1][0] <= '9') id = strtoul(field[1], &id_end, 10);
+        if (id_end == field[1] || *id_end != 0) {
+          errno = EINVAL;
+          return fail("bad request id", field[1]);
+        }
+        start_call(id, strcmp(field[0], "run-with") == 0, field + 2, count - 2, &calls, &ncalls, &before);
       } else if (strcmp(field[0], "ack") == 0 && count == 2) {
         pid_t pid = (pid_t)atoi(field[1]);
         for (size_t i = 0; i < ncalls; i++) {
