@@ -290,11 +290,19 @@ export const make = (launcher: string): Effect.Effect<LauncherServer, never, Sco
     // one start at a time: concurrent calls that find no server wait for the same new one
     const starting = yield* Effect.makeSemaphore(1)
 
+    /** Whether the server can take a call now: not given up, and not exited (its end may be unread yet). */
+    const usable = (server: Running | undefined): boolean =>
+      server !== undefined &&
+      !server.gone &&
+      server.child.exitCode === null &&
+      server.child.signalCode === null
     /** A new server, the one before it closed first; undefined when none can run. */
     const replace: Effect.Effect<Running | undefined> = Effect.suspend(() => {
-      if (current !== undefined && !current.gone) return Effect.succeed(current)
+      if (usable(current)) return Effect.succeed(current!)
       const before = current
       current = undefined
+      // one that exited before its end was read: what it had in hand is lost now
+      if (before !== undefined) lose(before, "ended")
       if (before !== undefined && !before.answered) broken = true
       const closeBefore = before === undefined ? Effect.void : Scope.close(before.scope, Exit.void)
       if (broken || closed) return Effect.as(closeBefore, undefined)
@@ -308,7 +316,7 @@ export const make = (launcher: string): Effect.Effect<LauncherServer, never, Sco
     })
     /** The running server, or a new one. */
     const server: Effect.Effect<Running | undefined> = Effect.suspend(() =>
-      current !== undefined && !current.gone ? Effect.succeed(current) : starting.withPermits(1)(replace)
+      usable(current) ? Effect.succeed(current!) : starting.withPermits(1)(replace)
     )
 
     return {

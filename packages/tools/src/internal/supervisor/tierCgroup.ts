@@ -225,7 +225,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                       yield* exit
                     }
                     // a lost launcher still there: toolcap's own process, what it ran already stopped
-                    if (running() && Proc.sendSignal(started.pid, "SIGKILL") === "sent") {
+                    if (started.pid > 0 && running() && Proc.sendSignal(started.pid, "SIGKILL") === "sent") {
                       stopped = joinStops(stopped, {
                         ...nothingStopped,
                         signalled: [started.pid],
