@@ -187,7 +187,9 @@ export const Bash = ToolSpec.make({
     TOOL_INVALID_INPUT: INVALID_INPUT,
     TOOL_TIMEOUT: "the command outlived its timeout; its tree was stopped",
     TOOL_ABORTED: "the call was aborted; its tree was stopped",
-    TOOL_SPAWN_FAILED: "the shell could not start"
+    TOOL_SPAWN_FAILED: "the shell could not start",
+    TOOL_LAUNCHER_LOST:
+      "the launcher server running the command went away before it told how the command ended; what was left of it was stopped"
   },
   description: (b) =>
     [

@@ -39,7 +39,8 @@ export const ToolErrorCode = Schema.Literal(
   "TOOL_ABORTED",
   "TOOL_SPAWN_FAILED",
   "TOOL_PATTERN_INVALID",
-  "TOOL_MEMORY_LIMIT"
+  "TOOL_MEMORY_LIMIT",
+  "TOOL_LAUNCHER_LOST"
 )
 
 /**
@@ -175,6 +176,28 @@ export class ToolSpawnFailed extends Schema.TaggedError<ToolSpawnFailed>()("Tool
   readonly code = "TOOL_SPAWN_FAILED" as const
   override get message(): string {
     return `Could not start ${this.command}: ${this.reason}`
+  }
+}
+
+/**
+ * The launcher server that started a command went away (it was killed, or crashed) before it told
+ * the host how the command ended: its exit status is unknown, so none is reported (no exit code,
+ * no signal is made up). Whatever of the command was still running was stopped with the call; the
+ * next call runs on a new server, so running the command again is safe to try.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolLauncherLost extends Schema.TaggedError<ToolLauncherLost>()("ToolLauncherLost", {
+  command: Schema.String,
+  reason: Schema.String
+}) {
+  constructor(props: { readonly command: string; readonly reason: string }, options?: Schema.MakeOptions) {
+    super({ ...props, command: short(props.command), reason: short(props.reason, REASON_MAX_BYTES) }, options)
+  }
+  readonly code = "TOOL_LAUNCHER_LOST" as const
+  override get message(): string {
+    return `${this.command} was lost: ${this.reason}, so how it ended is unknown (no exit status is reported). What was left of it was stopped; run it again (a new launcher server takes the call).`
   }
 }
 

@@ -39,6 +39,13 @@ describe("ToolError", () => {
         others: []
       }),
       "TOOL_MEMORY_LIMIT"
+    ],
+    [
+      new ToolError.ToolLauncherLost({
+        command: "bash -c",
+        reason: "the launcher server ended while it ran"
+      }),
+      "TOOL_LAUNCHER_LOST"
     ]
   ] as const
 
@@ -56,6 +63,10 @@ describe("ToolError", () => {
     assert.include(errors[1][0].message, "timeout")
     const long = new ToolError.ToolPatternInvalid({ pattern: "x".repeat(500), reason: "too long" })
     assert.isBelow(long.message.length, 400)
+    const lost = errors[8][0].message
+    assert.include(lost, "bash -c was lost: the launcher server ended while it ran")
+    assert.include(lost, "no exit status is reported")
+    assert.include(lost, "run it again")
   })
 
   it("a memory error names the file, how sure it is, and the way round it", () => {

@@ -34,7 +34,6 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
@@ -51,7 +50,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Order from "effect/Order"
 import { Procfs } from "@toolcap/spill"
-import { benchLine, bundleBench, loadAverage, runBundled } from "./benchFixtures.js"
+import { benchLine, builtLauncher, bundleBench, loadAverage, runBundled } from "./benchFixtures.js"
 
 // 99 characters and a newline per line, cut at exactly 1 GiB
 const GIB_COMMAND =
@@ -358,7 +357,7 @@ const gibLine = (measure: string, figure: number, baseline: number, target: numb
 
 const main = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-bash-bench-"))
-  process.env[LAUNCHER_VARIABLE] ??= fileURLToPath(new URL("../dist/native/toolcap-confine", import.meta.url))
+  process.env[LAUNCHER_VARIABLE] ??= builtLauncher()
   console.log(`(${loadAverage()} at the start)`)
   let failed = false
   try {

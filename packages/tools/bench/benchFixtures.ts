@@ -53,6 +53,17 @@ export const bundleBench = async (benchUrl: string, dir: string, name: string): 
   return outfile
 }
 
+/**
+ * The launcher this package's build made for this machine (`native/build.mjs` writes
+ * `dist/native/<platform>-<arch>/toolcap-confine`). A bench's children run a bundle outside the
+ * package, where the launcher would not be found, so they are told this path; a path that does
+ * not exist would make them measure the prologue entry without saying why.
+ */
+export const builtLauncher = (): string =>
+  fileURLToPath(
+    new URL(`../dist/native/${process.platform}-${process.arch}/toolcap-confine`, import.meta.url)
+  )
+
 /** A new temp dir, removed when the process exits or is interrupted. */
 export const tempDirRemovedOnExit = (prefix: string): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))

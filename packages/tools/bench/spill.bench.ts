@@ -9,7 +9,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Budgets } from "@toolcap/limits"
 import { Scratch } from "@toolcap/spill"
@@ -21,6 +20,7 @@ import * as Supervisor from "../src/Supervisor.js"
 import * as Workspace from "../src/Workspace.js"
 import {
   benchLine,
+  builtLauncher,
   bundleBench,
   loadAverage,
   median,
@@ -89,9 +89,7 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits)
 const main = async (): Promise<number> => {
   const dir = tempDirRemovedOnExit("toolcap-spill-bench-")
   // the children run a bundle outside the package, so they are told where the launcher is built
-  process.env["TOOLCAP_LAUNCHER"] ??= fileURLToPath(
-    new URL("../dist/native/toolcap-confine", import.meta.url)
-  )
+  process.env["TOOLCAP_LAUNCHER"] ??= builtLauncher()
   console.log(`(${loadAverage()})`)
   const bundle = await bundleBench(import.meta.url, dir, "spill-bench-child")
   const runs: Record<Mode, Array<ChildReport>> = { default: [], gib: [] }

@@ -225,7 +225,12 @@ export class ToolAborted extends Schema.TaggedError<ToolAborted>()("ToolAborted"
  * @since 0.1.0
  * @category errors
  */
-export type BashError = ToolError.ToolInvalidInput | ToolTimeout | ToolAborted | ToolError.ToolSpawnFailed
+export type BashError =
+  | ToolError.ToolInvalidInput
+  | ToolTimeout
+  | ToolAborted
+  | ToolError.ToolSpawnFailed
+  | ToolError.ToolLauncherLost
 
 /**
  * @since 0.1.0

@@ -474,8 +474,12 @@ export interface Process {
     onBytes: (bytes: Uint8Array) => void,
     onEnd?: () => void
   ) => void
-  /** Completes when the main process exited (its pipes may still be held open by others). */
-  readonly exit: Effect.Effect<ExitStatus>
+  /**
+   * Completes when the main process exited (its pipes may still be held open by others). Fails
+   * with `TOOL_LAUNCHER_LOST` only for a tree the layer's launcher server started and then went
+   * away before it told the exit (no status is made up); a plain process's never fails.
+   */
+  readonly exit: Effect.Effect<ExitStatus, ToolError.ToolLauncherLost>
   /** The exit status once the main process exited; no waiting. */
   readonly exitStatus: Effect.Effect<Option.Option<ExitStatus>>
   /** Completes when both pipes reached end of file (or were closed). */

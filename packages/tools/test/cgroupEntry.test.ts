@@ -7,7 +7,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { spawnSync } from "node:child_process"
@@ -15,9 +17,18 @@ import * as fs from "node:fs"
 import { Procfs } from "@toolcap/spill"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Confinement, Supervisor } from "@toolcap/tools"
+import { ToolError } from "@toolcap/limits"
+import { Bash, Confinement, Supervisor } from "@toolcap/tools"
 import * as Cgroup from "../src/internal/supervisor/cgroup.js"
-import { cgroupParent, isLive, killNamed, processesNamed, scopesOffered } from "./bashFixtures.js"
+import {
+  cgroupParent,
+  fastGraces,
+  isLive,
+  killNamed,
+  processesNamed,
+  scopesOffered,
+  testEnv
+} from "./bashFixtures.js"
 
 const parent = cgroupParent()
 const launcherBuilt = fs.existsSync(Confinement.launcherPath)
@@ -368,6 +379,60 @@ describe.skipIf(!entries.includes("launcher"))("the launcher server", () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it.scopedLive(
+    "a lost launcher call fails typed: its server SIGKILLed mid-call fails it with TOOL_LAUNCHER_LOST (no exit status made up), leaves nothing of it, and the next call runs on a replacement server",
+    () =>
+      Effect.gen(function* () {
+        const tag = "sleep 1000.87"
+        yield* Effect.addFinalizer(() => killNamed(tag))
+        const before = servers().map((p) => p.pid)
+        // without namespaces, so the pids the shell sees are the host's
+        const { layer } = yield* testEnv(fastGraces, undefined, {
+          cgroupEntry: "launcher",
+          namespaces: false
+        })
+        const run = (command: string) => Effect.either(Effect.provide(Bash.run({ command }), layer))
+        // the shell's parent is its launcher, whose parent is the server that started it
+        const serverOfCall = "awk '{print $4}' /proc/$PPID/stat"
+        // the first call is started by the host, the second by the server it starts
+        yield* run("true")
+        const second = yield* run(serverOfCall)
+        const started = newServers(before)
+        assert.strictEqual(started.length, 1)
+        const server = started[0]!
+        assert.strictEqual(Either.getOrThrow(second).stdout, `${server}\n`)
+
+        const call = yield* Effect.fork(run(`exec ${tag}`))
+        let shell = processesNamed(tag)
+        for (let waited = 0; shell.length === 0 && waited < 1000; waited++) {
+          yield* Effect.sleep("10 millis")
+          shell = processesNamed(tag)
+        }
+        assert.strictEqual(shell.length, 1, "the call runs")
+        const launcher = parentPid(shell[0]!.pid)
+        assert.strictEqual(parentPid(launcher), server, "its launcher is the server's")
+        process.kill(server, "SIGKILL")
+        const lost = yield* Fiber.join(call)
+        assert.isTrue(Either.isLeft(lost), "no result, so no exit code or signal")
+        const error = Either.getLeft(lost).pipe(Option.getOrThrow)
+        assert.instanceOf(error, ToolError.ToolLauncherLost)
+        assert.strictEqual(error.code, "TOOL_LAUNCHER_LOST")
+        assert.include(error.message, "no exit status is reported")
+        assert.notInclude(error.message, "SIGKILL")
+        // nothing of the call is left: its shell, its launcher
+        assert.deepStrictEqual(processesNamed(tag), [])
+        assert.isFalse(isLive(launcher))
+
+        const next = yield* run(serverOfCall)
+        const replacements = newServers(before).filter((pid) => pid !== server)
+        assert.strictEqual(replacements.length, 1, "one replacement server")
+        assert.deepStrictEqual(
+          Either.map(next, (result) => [result.stdout, result.exitCode]),
+          Either.right([`${replacements[0]}\n`, 0])
+        )
+      })
+  )
 
   it.scopedLive("a supervisor told not to keep a launcher server starts none", () =>
     Effect.gen(function* () {

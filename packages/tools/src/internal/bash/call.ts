@@ -64,7 +64,7 @@ export const call = (
   options: CallOptions
 ): Effect.Effect<
   Ended,
-  ToolError.ToolSpawnFailed,
+  ToolError.ToolSpawnFailed | ToolError.ToolLauncherLost,
   Budgets.Budgets | Scratch.Scratch | Workspace.Workspace | Supervisor.Supervisor
 > =>
   Effect.gen(function* () {
@@ -163,7 +163,7 @@ export const call = (
             }))
           ])
     ]
-    const orStopRequest = <R>(wait: Effect.Effect<Outcome, never, R>): Effect.Effect<Outcome, never, R> =>
+    const orStopRequest = <E, R>(wait: Effect.Effect<Outcome, E, R>): Effect.Effect<Outcome, E, R> =>
       stopRequests.length === 0 ? wait : Effect.raceAll([wait, ...stopRequests])
     const shell = yield* supervisor.shell
 

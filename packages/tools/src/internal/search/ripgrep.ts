@@ -161,7 +161,8 @@ const runProcess = (
             (): Effect.Effect<Omit<Exit, "memoryExhausted" | "memoryBytes">> => {
               // stopped early: closing the scope kills it
               if (stopped) return Effect.succeed({ code: null, signal: "SIGKILL", stderr, stopped })
-              return Effect.flatMap(proc.exit, (status) =>
+              // ripgrep runs as a plain process, which no launcher server starts: its exit is never lost
+              return Effect.flatMap(Effect.orDie(proc.exit), (status) =>
                 Effect.as(proc.drained, {
                   code: status.code,
                   signal: status.signal as NodeJS.Signals | null,

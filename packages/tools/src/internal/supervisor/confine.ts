@@ -66,10 +66,12 @@ export const underDataCeiling = (memoryBytes: number, file: string, args: Readon
 /**
  * Without the launcher: the shell joins the call's v1 cgroups (`$1`... up to `--`) and sets its
  * address-space ceiling (`$0` KiB, `-` for none), then becomes the command (same pid); 125 when
- * either is refused.
+ * either is refused. It joins by writing 0 (itself) to `tasks`: the shell has one thread, and the
+ * kernel moves the writer's own thread without the global lock a pid written to `cgroup.procs`
+ * takes, which waits out an RCU grace period (see `apply_call_bounds` in native/confine.c).
  */
 const BOUNDS_PROLOGUE =
-  'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; done; shift; ' +
+  'while [ "$1" != -- ]; do echo 0 > "$1/tasks" || exit 125; shift; done; shift; ' +
   '[ "$0" = - ] || ulimit -v "$0" || exit 125; exec "$@"'
 
 /** `file args` joining the v1 cgroups and under the address-space ceiling, by `/bin/sh` (no launcher). */

@@ -12,35 +12,59 @@ import * as Proc from "./process.js"
 /**
  * The exit of a process, settled once by whoever learns it (Node's exit event, the launcher
  * server's answer, the fake's script) — synchronously, so no exit reported before anyone waits
- * is lost.
+ * is lost. A process the launcher server started and then lost track of (the server went away
+ * first) is `lose`d instead: its exit is never known, and waiting for it fails.
  *
  * @internal
  */
 export interface ExitLatch {
   readonly status: () => ExitStatus | undefined
   readonly settle: (status: ExitStatus) => void
-  /** Calls `callback` once the process exited (at once when it has). */
+  /** The exit can no longer be learnt: waiters fail with `lost` (once; a settled latch stays settled). */
+  readonly lose: (lost: ToolError.ToolLauncherLost) => void
+  /** Why the exit cannot be learnt, once `lose`d. */
+  readonly lost: () => ToolError.ToolLauncherLost | undefined
+  /** Calls `callback` once the process exited (at once when it has); never for a lost one. */
   readonly onExit: (callback: (status: ExitStatus) => void) => void
+  /** Calls `callback` once the latch settled or was lost (at once when it is). */
+  readonly onEnd: (callback: (ending: Ending) => void) => void
 }
+
+/** How a latch ended: the exit status, or why it will never be known. @internal */
+export type Ending = { readonly status: ExitStatus } | { readonly lost: ToolError.ToolLauncherLost }
 
 /** @internal */
 export const exitLatch = (): ExitLatch => {
-  let settled: ExitStatus | undefined
-  const waiting: Array<(status: ExitStatus) => void> = []
+  let ended: Ending | undefined
+  const waiting: Array<(ending: Ending) => void> = []
+  const end = (ending: Ending) => {
+    if (ended !== undefined) return
+    ended = ending
+    for (const callback of waiting.splice(0)) callback(ending)
+  }
+  const onEnd = (callback: (ending: Ending) => void) =>
+    ended !== undefined ? callback(ended) : void waiting.push(callback)
   return {
-    status: () => settled,
-    settle: (status) => {
-      if (settled !== undefined) return
-      settled = status
-      for (const callback of waiting.splice(0)) callback(status)
-    },
-    onExit: (callback) => (settled !== undefined ? callback(settled) : void waiting.push(callback))
+    status: () => (ended !== undefined && "status" in ended ? ended.status : undefined),
+    settle: (status) => end({ status }),
+    lose: (lost) => end({ lost }),
+    lost: () => (ended !== undefined && "lost" in ended ? ended.lost : undefined),
+    onExit: (callback) => onEnd((ending) => "status" in ending && callback(ending.status)),
+    onEnd
   }
 }
 
-/** Completes when the latch's process exited. @internal */
-export const awaitExit = (latch: ExitLatch): Effect.Effect<ExitStatus> =>
-  Effect.async<ExitStatus>((resume) => latch.onExit((status) => resume(Effect.succeed(status))))
+/** Completes when the latch's process exited; fails when it was lost. @internal */
+export const awaitExit = (latch: ExitLatch): Effect.Effect<ExitStatus, ToolError.ToolLauncherLost> =>
+  Effect.async<ExitStatus, ToolError.ToolLauncherLost>((resume) =>
+    latch.onEnd((ending) =>
+      resume("status" in ending ? Effect.succeed(ending.status) : Effect.fail(ending.lost))
+    )
+  )
+
+/** Completes when the latch's process exited or was lost (a release waiting for either). @internal */
+export const awaitEnd = (latch: ExitLatch): Effect.Effect<void> =>
+  Effect.async<void>((resume) => latch.onEnd(() => resume(Effect.void)))
 
 /** @internal */
 export interface Launched {

@@ -85,7 +85,10 @@ const release = (wired: Wired, bounds: Bounds, stopped: Deferred.Deferred<Stoppe
         stderr.close()
         return Deferred.succeed(stopped, { ...stop, pipesHeld })
       })
-      if (wired.pipesDone() && handle.exit.status() !== undefined) return finish
+      // a lost process's exit will never be known: only its pipes are waited for
+      if (wired.pipesDone() && (handle.exit.status() !== undefined || handle.exit.lost() !== undefined)) {
+        return finish
+      }
       const rest =
         exitedBefore && stop.signalled.length === 0
           ? LAST_READ_MS
@@ -98,7 +101,7 @@ const release = (wired: Wired, bounds: Bounds, stopped: Deferred.Deferred<Stoppe
             )
       // interruptible inside the release, or the timeout would wait for what it bounds
       return Effect.interruptible(
-        Effect.zipRight(Deferred.await(wired.drained), Launch.awaitExit(handle.exit))
+        Effect.zipRight(Deferred.await(wired.drained), Launch.awaitEnd(handle.exit))
       ).pipe(Effect.timeoutOption(Duration.millis(rest)), Effect.zipRight(finish))
     })
   })

@@ -13,7 +13,6 @@ import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import type * as Scope from "effect/Scope"
 import * as path from "node:path"
-import type { ToolError } from "@toolcap/limits"
 import { Procfs } from "@toolcap/spill"
 import type { Command, Containment, TreeOptions } from "../../Supervisor.js"
 import * as Bounds from "./bounds.js"
@@ -22,6 +21,7 @@ import * as Confine from "./confine.js"
 import * as Group from "./group.js"
 import * as Launch from "./launch.js"
 import * as Launcher from "./launcherServer.js"
+import * as Proc from "./process.js"
 import type { Watchdog } from "./lifeline.js"
 import { nothingStopped, terminate, type TreeStop } from "./terminate.js"
 import type { Tier } from "./tier.js"
@@ -32,8 +32,8 @@ import type { Tier } from "./tier.js"
  */
 const PARENT_LINGER_MS = 100
 
-/** How long closing the layer waits for its launcher server to exit (it exits when its stdin closes). */
-const SERVER_EXIT_WAIT_MS = 1000
+/** How often the stop looks whether a lost call's launcher (no longer the host's to wait on) is gone. */
+const GONE_POLL_MS = 5
 
 /** @internal */
 export interface Options {
@@ -65,34 +65,15 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
     // own cgroup, read now (a call may move the host into its cgroup later)
     const home = homeCgroup(parent)
     const layerScope = yield* Effect.scope
-    // the launcher server, started from the layer's second launch on (a host that makes one call
-    // starts none)
-    let server: Launcher.Server | undefined
-    let launches = 0
-    let closed = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => Cgroup.releaseParent(parent)))
+    // the launcher server, in the layer's scope (closed before the parent is released), used from
+    // the layer's second launch on: a host that makes one call starts none
     const launcher = options.guards.launcher
-    const startServer = () => {
-      if (closed || launcher === undefined || (server !== undefined && Launcher.usable(server))) return
-      try {
-        server = Launcher.start(launcher)
-      } catch {
-        server = undefined
-      }
-    }
-    yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        closed = true
-        const child = server?.child
-        if (server !== undefined) Launcher.dismiss(server)
-        server = undefined
-        Cgroup.releaseParent(parent)
-        if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Effect.void
-        return Effect.async<void>((resume) => void child.once("exit", () => resume(Effect.void))).pipe(
-          Effect.interruptible,
-          Effect.timeoutOption(Duration.millis(SERVER_EXIT_WAIT_MS))
-        )
-      })
-    )
+    const server =
+      options.launcherServer && entry === "launcher" && launcher !== undefined
+        ? yield* Launcher.make(launcher)
+        : undefined
+    let launches = 0
 
     // the parent's linger: one fiber per burst of calls, not one per call
     let lastEnd = 0
@@ -115,19 +96,15 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
       return Effect.asVoid(Effect.forkIn(Effect.interruptible(linger), layerScope))
     })
 
-    /** The server and the fields of this call when the server takes it, else undefined. */
+    /** The fields of this call when the server takes it, else undefined. */
     const serve = (
       dir: string,
       command: Command,
       env: Readonly<Record<string, string | undefined>>,
       guards: Confine.Guards
     ) => {
-      if (!options.launcherServer) return undefined
-      // after this launch is on its way
-      if (++launches >= 2 && (server === undefined || !Launcher.usable(server))) setImmediate(startServer)
-      const ready = server
-      if (ready === undefined || !Launcher.usable(ready)) return undefined
-      const fields = Launcher.request(
+      if (server === undefined || command.stdin !== undefined || ++launches < 2) return undefined
+      return Launcher.request(
         dir,
         command.cwd,
         command.file,
@@ -135,7 +112,6 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
         env,
         Confine.serverOptions(guards)
       )
-      return fields === undefined ? undefined : { server: ready, fields }
     }
 
     const tier: Tier = {
@@ -181,10 +157,15 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             detached: !launched,
             name: command.file
           })
-          const served =
-            launched && command.stdin === undefined ? serve(dir, command, env, call.guards) : undefined
+          const fields = serve(dir, command, env, call.guards)
+          // a call the server lost before it answered may have started: it comes back lost (pid 0),
+          // and its cgroup is stopped like any call's when its scope closes
           const started = yield* (
-            served === undefined ? spawnHere : callServer(served, spawnHere, command)
+            fields === undefined
+              ? spawnHere
+              : Effect.flatMap(server!.call(fields, command.file), (answer) =>
+                  answer === "not started" ? spawnHere : Effect.succeed(answer)
+                )
           ).pipe(Effect.tapError(() => Effect.zipRight(removeCgroup(0), Effect.sync(bounds.discard))))
           // to tell the process Node started from a later one with its pid (a server reaps its launcher)
           const startedAt = Procfs.startTimeOf(started.pid)
@@ -223,17 +204,33 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                 // the launcher (outside the cgroup) ends right after its child, the prologue's shell is
                 // a member: waited for, so closing the scope leaves no process of the call behind
                 if (started.exit.status() === undefined) {
-                  const exit = Effect.interruptible(Launch.awaitExit(started.exit)).pipe(
-                    Effect.timeoutOption(Duration.millis(tree.killWaitMs))
-                  )
+                  const running = () =>
+                    started.exit.status() === undefined &&
+                    startedAt !== undefined &&
+                    alive(Procfs.readProcess(started.pid))?.startTime === startedAt
+                  // its exit as the host learns it; a lost launcher's is never told (the server that
+                  // reaped it is gone): it is looked for until it is gone
+                  const exit = Effect.interruptible(
+                    Effect.zipRight(
+                      Launch.awaitEnd(started.exit),
+                      Effect.suspend(() =>
+                        started.exit.lost() === undefined ? Effect.void : untilGone(running)
+                      )
+                    )
+                  ).pipe(Effect.timeoutOption(Duration.millis(tree.killWaitMs)))
                   if (Option.isNone(yield* exit)) {
-                    const running = () =>
-                      started.exit.status() === undefined &&
-                      startedAt !== undefined &&
-                      Procfs.startTimeOf(started.pid) === startedAt
                     const escaped = yield* stopEscapedShell(started.pid, launched, running, tree)
                     if (escaped !== undefined) {
                       stopped = joinStops(stopped, escaped)
+                      yield* exit
+                    }
+                    // a lost launcher still there: toolcap's own process, what it ran already stopped
+                    if (started.pid > 0 && running() && Proc.sendSignal(started.pid, "SIGKILL") === "sent") {
+                      stopped = joinStops(stopped, {
+                        ...nothingStopped,
+                        signalled: [started.pid],
+                        killed: [started.pid]
+                      })
                       yield* exit
                     }
                   }
@@ -259,6 +256,12 @@ const homeCgroup = (parent: string): { readonly mount: string; readonly dir: str
 /** The process when it runs (not a zombie). */
 const alive = (info: Procfs.ProcessInfo | undefined): Procfs.ProcessInfo | undefined =>
   info !== undefined && info.state !== "Z" && info.state !== "X" ? info : undefined
+
+/** Completes once `running` says the process is gone, looking every few milliseconds (Clock). */
+const untilGone = (running: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    running() ? Effect.zipRight(Effect.sleep(Duration.millis(GONE_POLL_MS)), untilGone(running)) : Effect.void
+  )
 
 /** Pids of both lists, once each, ascending. */
 const joinPids = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): Array<number> =>
@@ -296,33 +299,3 @@ const joinStops = (first: TreeStop, second: TreeStop): TreeStop => ({
   unstoppable: joinPids(first.unstoppable, second.unstoppable),
   survivors: joinPids(first.survivors, second.survivors)
 })
-
-/**
- * Hands the call to the launcher server; `spawnHere` when the server started nothing. A server
- * that goes away while the call waits fails it: the command may have started (its cgroup, still
- * the call's, is stopped by the caller).
- */
-const callServer = (
-  served: { readonly server: Launcher.Server; readonly fields: ReadonlyArray<string> },
-  spawnHere: Effect.Effect<Launch.Launched, ToolError.ToolSpawnFailed>,
-  command: Command
-): Effect.Effect<Launch.Launched, ToolError.ToolSpawnFailed> =>
-  Effect.flatten(
-    Effect.async<Effect.Effect<Launch.Launched, ToolError.ToolSpawnFailed>>((resume) => {
-      Launcher.call(served.server, served.fields, (answer) => {
-        if (answer === "not started") resume(Effect.succeed(spawnHere))
-        else if (answer instanceof Error) {
-          resume(Effect.succeed(Effect.fail(Launch.spawnFailed(command.file, command.cwd, answer.message))))
-        } else {
-          // the exit may come in the same read as the start: listened for before anything else
-          const exit = Launch.exitLatch()
-          answer.once("exit", (code, signal) => exit.settle({ code, signal }))
-          resume(
-            Effect.succeed(
-              Effect.succeed({ pid: answer.pid, stdout: answer.stdout, stderr: answer.stderr, exit })
-            )
-          )
-        }
-      })
-    })
-  )
