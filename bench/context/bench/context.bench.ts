@@ -44,6 +44,7 @@ import {
 import { replaceRegion } from "../src/Region.js"
 import { byteLength, lineCount, type RawOutput } from "../src/Text.js"
 import * as Tokens from "../src/Tokens.js"
+import type { ReadWindow } from "../src/Window.js"
 import * as Toolcap from "../src/Toolcap.js"
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../../..")
@@ -161,6 +162,18 @@ const main = async (): Promise<void> => {
       return { text: modelText({ tool: "Grep", result }), shown: shown.join("\n") }
     }
 
+    /** toolcap's own Read of `place` at a window (its offset and limit, the tool clamping the limit). */
+    const readFor = async (runtime: Runtime, place: string, window: ReadWindow): Promise<Shown> => {
+      const result = await runtime.runPromise(
+        Read.read({
+          path: place,
+          offset: window.offset,
+          ...(window.limit === undefined ? {} : { limit: window.limit })
+        })
+      )
+      return { text: modelText({ tool: "Read", result }), shown: result.content }
+    }
+
     /** One real Bash call; its streams in arrival order make the raw output. */
     const bash = async (runtime: Runtime, command: string) => {
       const streams = { stdout: [] as Array<string>, stderr: [] as Array<string> }
@@ -249,7 +262,12 @@ const main = async (): Promise<void> => {
                   ? {}
                   : {
                       searchSaved: (pattern: RegExp) =>
-                        Promise.all(named.map((spill) => grepFor(runtimes[p]!.runtime, spill, pattern)))
+                        Promise.all(named.map((spill) => grepFor(runtimes[p]!.runtime, spill, pattern))),
+                      readSaved: {
+                        places: named,
+                        read: (spill: string, window: ReadWindow) =>
+                          readFor(runtimes[p]!.runtime, spill, window)
+                      }
                     }),
                 rerun: () => rerunOf(p)
               },
@@ -279,7 +297,8 @@ const main = async (): Promise<void> => {
       const needle = locate(corpusCase.needle, raw)
       const toolcapRuns = firsts.map((first) => first(needle))
       const cells: Array<Scored> = []
-      for (const { run } of toolcapRuns) cells.push(await score(run, needle, followUp, count))
+      const mode = corpusCase.followUp.mode ?? "search"
+      for (const { run } of toolcapRuns) cells.push(await score(run, needle, followUp, count, mode))
       const peerRerun = async (peer: string) => ({
         raw: (await rerunReal()).raw,
         savedPath: `/tmp/${slug(peer)}/tool-output/${corpusCase.id}-rerun.txt`
@@ -294,7 +313,8 @@ const main = async (): Promise<void> => {
             peerRun(peer, view, () => peerRerun(peer.name)),
             needle,
             followUp,
-            count
+            count,
+            mode
           )
         )
       }
@@ -317,7 +337,10 @@ const main = async (): Promise<void> => {
             ? [
                 {
                   policy: runtimes[p]!.profile.name,
-                  why: `${where}; the follow-up \`${followUp.source}\` does not show it.`
+                  why:
+                    mode === "read" && toolcapRuns[p]!.run.readSaved !== undefined
+                      ? `${where}; the Read of the saved copy at the window its marker names does not show it.`
+                      : `${where}; the follow-up \`${followUp.source}\` does not show it.`
                 }
               ]
             : []

@@ -44,7 +44,20 @@ export interface FollowUp {
   readonly pattern: RegExp
   /** Where an agent gets the term from. */
   readonly from: string
+  /**
+   * `read`: where the first result names a saved copy, the follow-up is a Read of it at the window
+   * its visible text names (the lines a marker says were cut), not a search; `pattern` stays the
+   * filter of the re-run for a result that names no copy.
+   */
+  readonly mode?: "read"
 }
+
+/** The Read-at-the-marker follow-up of a flood cut in its middle, with the re-run's filter. */
+const readAtMarker = (followUp: FollowUp): FollowUp => ({
+  ...followUp,
+  mode: "read",
+  from: `${followUp.from}; over a saved copy, a Read at the lines its marker says were cut`
+})
 
 /**
  * @since 0.1.0
@@ -146,7 +159,11 @@ const tscProject = (
     },
     // colour codes split `error TS`: the agent searches the word alone
     followUp:
-      options.pretty === true ? { pattern: /error/, from: "the task (the build fails)" } : TSC_FOLLOW_UP,
+      options.pretty === true
+        ? { pattern: /error/, from: "the task (the build fails)" }
+        : options.group === "needle mid-flood"
+          ? readAtMarker(TSC_FOLLOW_UP)
+          : TSC_FOLLOW_UP,
     setup: async ({ workspace }) => {
       const dir = path.join(workspace, options.id)
       tsProject(dir, {
@@ -475,7 +492,7 @@ const gitGrepConst = gitGrep({
     pattern: /^main:src\/Effect\.ts:\d+:export const retryOrElse: /,
     stream: "stdout"
   },
-  followUp: { pattern: /retryOrElse/, from: "the task (where is `retryOrElse`)" }
+  followUp: readAtMarker({ pattern: /retryOrElse/, from: "the task (where is `retryOrElse`)" })
 })
 
 const findUsr: CorpusCase = {
@@ -526,7 +543,7 @@ const cBuild = (
 ): CorpusCase =>
   bashCase(options, {
     needle: { describe: "the line with `error:`", pattern: /error: /, stream: "stderr" },
-    followUp: BUILD_FOLLOW_UP,
+    followUp: options.group === "needle mid-flood" ? readAtMarker(BUILD_FOLLOW_UP) : BUILD_FOLLOW_UP,
     setup: async ({ workspace }) => {
       const defectFile = Math.floor(options.files * options.defectAt)
       for (let f = 0; f < options.files; f++) {
