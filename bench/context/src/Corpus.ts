@@ -29,6 +29,12 @@ export interface CaseContext {
   readonly repoRoot: string
   /** The base URL of the loopback HTTP server the run starts (and stops at its end), started on first use. */
   readonly serve: () => Promise<string>
+  /**
+   * The `DOCKER_HOST` of a Docker daemon the run starts (its own data directory, no network set
+   * up) and stops at its end, started on first use; fails naming what to install when `dockerd`
+   * is missing or cannot start.
+   */
+  readonly docker: () => Promise<string>
 }
 
 /**
@@ -1163,6 +1169,36 @@ const diffHunk: CorpusCase = {
   }
 }
 
+/** `COPY` steps of the generated Dockerfile, and the one whose source is missing, as a share of them. */
+const DOCKER_STEPS = 30
+const DOCKER_DEFECT_AT = 0.7
+
+const dockerBuild: CorpusCase = {
+  id: "docker-build",
+  title:
+    "`docker build` (the classic builder) of a `FROM scratch` image whose 21st of 30 `COPY` steps names a missing file",
+  kind: "bash",
+  why: "the image build fails and the agent must see which step and why",
+  followUp: { pattern: /failed|error|ERROR/, from: "the task (the image build fails)" },
+  needle: {
+    describe: "the `COPY failed: file not found` line",
+    pattern: /^COPY failed: file not found in build context/,
+    stream: "stderr"
+  },
+  setup: async ({ docker, workspace }) => {
+    const dir = path.join(workspace, "image")
+    const defect = Math.floor(DOCKER_STEPS * DOCKER_DEFECT_AT)
+    const steps = Array.from({ length: DOCKER_STEPS }, (_, i) => {
+      if (i === defect) return "COPY config/app.yml /etc/shop/app.yml"
+      write(path.join(dir, "assets", `bundle-${pad(i, 2)}.js`), `export const part = ${i}\n`)
+      return `COPY assets/bundle-${pad(i, 2)}.js /srv/shop/assets/`
+    })
+    write(path.join(dir, "Dockerfile"), ["FROM scratch", ...steps, 'CMD ["/srv/shop/server"]', ""].join("\n"))
+    // BuildKit needs the buildx plugin, which Debian's docker.io does not ship: the classic builder
+    return { command: `DOCKER_HOST=${await docker()} DOCKER_BUILDKIT=0 docker build -t shop image` }
+  }
+}
+
 const gitLogStat: CorpusCase = {
   id: "git-log-stat",
   title: "`git log --stat` of the repository of effect's sources",
@@ -1223,5 +1259,6 @@ export const cases: ReadonlyArray<CorpusCase> = [
   npmInstall,
   diffComma,
   diffHunk,
-  gitLogStat
+  gitLogStat,
+  dockerBuild
 ]
