@@ -291,6 +291,15 @@ const main = async (): Promise<void> => {
       return (await bash(runtime, command)).result
     }
 
+    /** The raw output a peer's shell gets: with the outputs of the lines it runs itself, run here and now. */
+    const forPeer = async (peer: (typeof peers)[number], of: RawOutput): Promise<RawOutput> => {
+      const own = of.command === undefined ? [] : (peer.shell.hostRuns?.(of.command) ?? [])
+      if (own.length === 0) return of
+      const hostRuns: Array<RawOutput> = []
+      for (const line of own) hostRuns.push((await bash(specRuntime, line)).raw)
+      return { ...of, hostRuns }
+    }
+
     const rows: Array<CaseRow> = []
     for (const corpusCase of selected) rows.push(await runCase(corpusCase))
 
@@ -387,18 +396,21 @@ const main = async (): Promise<void> => {
       const cells: Array<Scored> = []
       const mode = corpusCase.followUp.mode ?? "search"
       for (const { run } of toolcapRuns) cells.push(await score(run, needle, followUp, count, mode))
-      const peerRerun = async (peer: string) => ({
-        raw: (await rerunReal()).raw,
-        savedPath: `/tmp/${slug(peer)}/tool-output/${corpusCase.id}-rerun.txt`
+      const peerRerun = async (peer: (typeof peers)[number]) => ({
+        raw: await forPeer(peer, (await rerunReal()).raw),
+        savedPath: `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}-rerun.txt`
       })
       for (const peer of peers) {
         const view =
           corpusCase.kind === "bash"
-            ? peer.shell.apply(raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
+            ? peer.shell.apply(
+                await forPeer(peer, raw),
+                `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`
+              )
             : peer.read.apply({ kind: "file", path: `${PEER_WORKSPACE}/${file}`, content: raw.stdout })
         cells.push(
           await score(
-            peerRun(peer, view, () => peerRerun(peer.name)),
+            peerRun(peer, view, () => peerRerun(peer)),
             needle,
             followUp,
             count,

@@ -824,7 +824,7 @@ const pytestCase = (
           `def test_order_${pad(i, 5)}():\n    assert total(${i}) == ${i === defect ? i * 3 + 1 : i * 3}\n`
       ).join("\n")
       write(path.join(workspace, options.id, "test_orders.py"), `def total(n):\n    return n * 3\n\n${tests}`)
-      return { command: `python3 -m pytest -p no:cacheprovider ${options.flags} ${options.id}` }
+      return { command: `pytest -p no:cacheprovider ${options.flags} ${options.id}` }
     }
   })
 
@@ -869,7 +869,7 @@ const pytestCollectError: CorpusCase = {
       path.join(workspace, "pytest-collect", "test_cart.py"),
       "from pricing import total\n\ndef test_total():\n    assert total(2) == 6\n"
     )
-    return { command: "python3 -m pytest -p no:cacheprovider -q pytest-collect" }
+    return { command: "pytest -p no:cacheprovider -q pytest-collect" }
   }
 }
 

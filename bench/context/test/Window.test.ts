@@ -73,6 +73,8 @@ const flood = (before: number, after: number, pad = ""): RawOutput => ({
   exitCode: 1
 })
 
+const succeed = (raw: RawOutput): RawOutput => ({ ...raw, exitCode: 0 })
+
 const readCase = (peer: PeerPolicy, raw: RawOutput): Promise<Scored> => {
   const view = peer.shell.apply(raw, SAVED)
   return score(
@@ -147,7 +149,6 @@ describe("the Read-at-the-marker follow-up", () => {
     const early = flood(199, 2800, pad)
     const late = flood(2989, 10, pad)
     assert.match(claudeCode.shell.apply({ ...late, exitCode: 0 }, SAVED).text, /Full output saved to/)
-    const succeed = (raw: RawOutput): RawOutput => ({ ...raw, exitCode: 0 })
     assert.strictEqual((await readCase(claudeCode, succeed(early))).outcome, "saved")
     assert.strictEqual((await readCase(claudeCode, succeed(late))).outcome, "lost")
   })

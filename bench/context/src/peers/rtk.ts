@@ -1,14 +1,16 @@
 /**
  * rtk (rtk-ai/rtk 0.16.0), a command proxy Claude Code runs through its `PreToolUse` hook: the hook
- * rewrites a Bash command it knows into `rtk <tool> ...`, rtk runs the tool and prints a filtered
- * text, and Claude Code's own Bash cut applies to what rtk printed. Commands the hook does not
- * rewrite, and rtk's Read and Grep (Claude Code's own tools), are plain Claude Code.
+ * rewrites a Bash command it knows into `rtk <tool> ...`, rtk runs the tool (some with flags of its
+ * own, `src/peers/rtkRuns.ts`) and prints a filtered text, and Claude Code's own Bash cut applies
+ * to what rtk printed. Commands the hook does not rewrite, and rtk's Read and Grep (Claude Code's
+ * own tools), are plain Claude Code.
  *
  * @since 0.1.0
  */
 import type { PeerPolicy, View } from "../Peer.js"
 import type { RawOutput } from "../Text.js"
 import { claudeCode } from "./claudeCode.js"
+import { gitDiff, gitLog, gitShow, gitStatus, type OwnRun, rtkDiff, rtkGrep, rtkPytest } from "./rtkRuns.js"
 
 const COMMIT = "d67ade9ecfc6 (0.16.0, 2026-02-14)"
 const at = (file: string): string => `rtk-ai/rtk \`${file}\` at ${COMMIT}`
@@ -54,6 +56,71 @@ export const rtkRewrite = (command: string | undefined): string | undefined => {
   if (command === undefined || /^(rtk|\S*\/rtk)\s/.test(command) || command.includes("<<")) return undefined
   const body = command.replace(/^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, "")
   return REWRITES.find((rule) => rule.match.test(body))?.kind
+}
+
+/**
+ * The command as an agent standing in the directory types it: Claude Code's Bash keeps its working
+ * directory between calls, so a command the bench spells with a leading `cd <dir> &&` or git's
+ * `-C <dir>` (its Bash starts every call in the workspace) is, for the hook, the rest of the line
+ * typed in `<dir>`. `VAR=value` assignments stay in front.
+ */
+export const typedIn = (command: string): { readonly cwd?: string; readonly command: string } => {
+  const cd = /^cd\s+(?:"([^"]*)"|'([^']*)'|(\S+))\s*&&\s*/.exec(command)
+  if (cd !== null) return { cwd: cd[1] ?? cd[2] ?? cd[3]!, command: command.slice(cd[0].length) }
+  const env = /^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/.exec(command)![0]
+  const gitC = /^git\s+-C\s+(?:"([^"]*)"|'([^']*)'|(\S+))\s+/.exec(command.slice(env.length))
+  if (gitC !== null)
+    return {
+      cwd: gitC[1] ?? gitC[2] ?? gitC[3]!,
+      command: `${env}git ${command.slice(env.length + gitC[0].length)}`
+    }
+  return { command }
+}
+
+/**
+ * The filter of a rewritten command that runs the tool itself (or reads the files itself): rtk's
+ * own command lines and its filter over their outputs. Undefined for commands whose filter reads
+ * the agent's own output, and for those the hook leaves alone.
+ */
+export const rtkOwnRun = (
+  command: string | undefined
+): { readonly cwd?: string; readonly run: OwnRun } | undefined => {
+  if (command === undefined) return undefined
+  const typed = typedIn(command)
+  const kind = rtkRewrite(typed.command)
+  const all = words(typed.command)
+  const [tool, sub] = all
+  const run =
+    kind === "git" && sub === "log"
+      ? gitLog(all.slice(2))
+      : kind === "git" && sub === "status"
+        ? gitStatus(all.slice(2))
+        : kind === "git" && sub === "diff"
+          ? gitDiff(all.slice(2))
+          : kind === "git" && sub === "show"
+            ? gitShow(all.slice(2))
+            : kind === "grep"
+              ? rtkGrep(all.slice(1))
+              : kind === "diff"
+                ? rtkDiff(all.slice(1))
+                : kind === "pytest"
+                  ? rtkPytest(all.slice(tool === "pytest" ? 1 : 3))
+                  : undefined
+  return run === undefined ? undefined : { ...(typed.cwd === undefined ? {} : { cwd: typed.cwd }), run }
+}
+
+/**
+ * The shell lines the bench runs for rtk at bench time: rtk's own command lines, in the typed
+ * command's directory, with its `VAR=value` assignments (rtk inherits the environment).
+ */
+export const rtkRuns = (command: string): ReadonlyArray<string> => {
+  const own = rtkOwnRun(command)
+  if (own === undefined) return []
+  const env = /^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/.exec(typedIn(command).command)![0]
+  return own.run.runs.map(
+    (run) =>
+      `${own.cwd === undefined ? "" : `cd ${JSON.stringify(own.cwd)} && `}${env === "" ? "" : `export ${env.trim()}; `}${run}`
+  )
 }
 
 /** `utils::truncate`: a text over `max` characters keeps `max - 3` and `...`. */
@@ -327,9 +394,21 @@ const FILTERS: Record<
  * is Claude Code's own result.
  */
 const shell = (raw: RawOutput, savedPath: string): View => {
-  const kind = rtkRewrite(raw.command)
-  const filter = kind === undefined ? undefined : FILTERS[kind]
-  const printed = filter?.(raw)
+  const typed = raw.command === undefined ? undefined : typedIn(raw.command).command
+  const kind = rtkRewrite(typed)
+  const own = rtkOwnRun(raw.command)
+  let printed: { readonly stdout: string; readonly stderr: string; readonly exitCode?: number } | undefined
+  if (own !== undefined) {
+    const outputs = raw.hostRuns ?? []
+    if (outputs.length !== own.run.runs.length)
+      throw new Error(
+        `rtk: \`${raw.command}\` needs the outputs of ${own.run.runs.length} own runs, got ${outputs.length}`
+      )
+    printed = own.run.print(outputs)
+  } else {
+    const filter = kind === undefined ? undefined : FILTERS[kind]
+    printed = filter?.({ ...raw, ...(typed === undefined ? {} : { command: typed }) })
+  }
   if (printed === undefined) return claudeCode.shell.apply(raw, savedPath)
   const stdout = printed.stdout
   const view = claudeCode.shell.apply(
@@ -337,7 +416,7 @@ const shell = (raw: RawOutput, savedPath: string): View => {
       stdout,
       stderr: printed.stderr,
       exitCode: printed.exitCode ?? raw.exitCode ?? 0,
-      command: `rtk ${kind} ${raw.command}`,
+      command: `rtk ${typed ?? ""}`,
       arrival: [
         ...(printed.stderr === "" ? [] : [{ stream: "stderr" as const, data: printed.stderr }]),
         ...(stdout === "" ? [] : [{ stream: "stdout" as const, data: stdout }])
@@ -357,8 +436,9 @@ export const rtk: PeerPolicy = {
   name: "rtk",
   version: COMMIT,
   shell: {
+    hostRuns: rtkRuns,
     describe:
-      "Claude Code with rtk's hook: `tsc`, `vitest`, `ls -l…` and `find <dir>` commands are rewritten to rtk's filters — ls: `name/` per directory and `name  size` per file (noise directories left out without `-a`) and a count summary; find: a path as the pattern matches no name, `0 for '<path>'`; tsc: every error grouped by file as `L<line>: <code> <message>` (120 characters); vitest: `PASS (p) FAIL (f)` and the first 5 failures, each its name and message line (rebuilt from the text reporter: rtk asks for the JSON one; the first 500 characters when no counts are found) — and Claude Code's Bash cut applies to the filtered text (its failure path on a non-zero exit; no copy of the tool's own output is kept). Other commands, including those the hook rewrites to filters whose input is not the agent's output (git, grep, diff, curl, wget, pytest, cargo, go: rtk re-runs them with its own flags or reads the files itself), are plain Claude Code.",
+      "Claude Code with rtk's hook, on the command as an agent in its directory types it (a leading `cd dir &&` or `git -C dir` is the working directory Claude Code's Bash keeps). Filters over the agent's own output: `tsc` (every error grouped by file as `L<line>: <code> <message>`, 120 characters), `vitest` (`PASS (p) FAIL (f)` and the first 5 failures, rebuilt from the text reporter: rtk asks for the JSON one), `ls -l…` (`name/` and `name  size`, noise directories left out without `-a`, a count summary), `find <dir>` (a path as the pattern matches no name: `0 for '<path>'`). Filters that run their own command lines, run at bench time: `git log` (rtk's `%h %s (%ar) <%an>` format, `-10`, `--no-merges`, the first 10 lines cut to 80 bytes), `git status` (`--porcelain -b`: counts, 5 modified and 3 untracked names, conflicts counted but not named), `git diff`/`git show` (`--stat`, then `compact_diff`: 10 lines a hunk, 100 in all), `grep`/`rg` (clap's exit-2 error on a flag it does not declare, such as `-r`; else `rg -n --no-heading` or `grep -rn`, grouped by file, lines cut to 80), `diff a b` (both files read by rtk and compared line by line; only additions and removals count, so a file of modified lines prints `Files are identical`; a flag such as `-u` is clap's error), `pytest` (`--tb=short -q` added, a state machine that only counts a `===` summary line, so a quiet run reads `No tests collected`). Claude Code's Bash cut applies to what rtk printed, with rtk's exit code (its failure path on a non-zero one; no copy of the tool's own output is kept). Everything else the hook rewrites passes through or is not modelled (cargo, go: no case runs them; `docker build`: passed through) and is plain Claude Code, as are commands it leaves alone (`python3 -m pytest`, `git grep`, `node …`).",
     apply: shell
   },
   read: {
@@ -398,6 +478,30 @@ export const rtk: PeerPolicy = {
       numbers:
         "`rtk find`: the pattern globbed against file names (`glob_match`), `0 for '<pattern>'`; clap's `Find { pattern, path }`",
       from: `${at("src/find_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers:
+        "`run_log` (`--pretty=format:%h %s (%ar) <%an>`, `-10`, `--no-merges`, `filter_log_output`: `take(limit)`, 80 bytes → 77 characters), `run_status`/`format_status_output`/`filter_status_with_args`, `run_diff`/`run_show`/`compact_diff` (`max_hunk_lines = 10`, 100 lines), a failed git's stderr and exit code",
+      from: at("src/git.rs")
+    },
+    {
+      numbers:
+        "`rtk grep`: clap's `Grep { pattern, path, -l 80, -m 50, -c, -t, trailing extra_args }`, `rg -n --no-heading` falling back to `grep -rn` when rg cannot be spawned, `clean_line`, `compact_path`, 10 lines a file",
+      from: `${at("src/grep_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers:
+        "`rtk diff`: clap's `Diff { file1, file2 }`, `read_to_string` of both, `compute_diff` (same-index lines, `similarity > 0.5` a modification), `Files are identical` when `added == 0 && removed == 0`, 50 changes, `truncate(.., 80/70)`",
+      from: `${at("src/diff_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers:
+        "`rtk pytest`: `pytest` from `which`, else `python -m pytest`; `--tb=short` and `-q` unless given; `filter_pytest_output` (summary only from a `===` line), `build_pytest_summary` (5 failures, 3 relevant lines, 100 characters), stderr after, exit code kept",
+      from: at("src/pytest_cmd.rs")
+    },
+    {
+      numbers: "`docker build`: `run_docker_passthrough` (the command's own output, its exit code)",
+      from: at("src/container.rs")
     },
     {
       numbers: "`truncate` (`max - 3` characters and `...`), `strip_ansi`",
