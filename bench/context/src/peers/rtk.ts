@@ -10,6 +10,7 @@
 import type { PeerPolicy, View } from "../Peer.js"
 import type { RawOutput } from "../Text.js"
 import { claudeCode } from "./claudeCode.js"
+import { cargoGoFilter, goTest } from "./rtkCargoGo.js"
 import { gitDiff, gitLog, gitShow, gitStatus, type OwnRun, rtkDiff, rtkGrep, rtkPytest } from "./rtkRuns.js"
 
 const COMMIT = "d67ade9ecfc6 (0.16.0, 2026-02-14)"
@@ -105,7 +106,9 @@ export const rtkOwnRun = (
                 ? rtkDiff(all.slice(1))
                 : kind === "pytest"
                   ? rtkPytest(all.slice(tool === "pytest" ? 1 : 3))
-                  : undefined
+                  : kind === "go" && sub === "test"
+                    ? goTest(all.slice(2))
+                    : undefined
   return run === undefined ? undefined : { ...(typed.cwd === undefined ? {} : { cwd: typed.cwd }), run }
 }
 
@@ -365,6 +368,17 @@ const findFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr:
   return { stdout: `0 for '${pattern}'`, stderr: "" }
 }
 
+/** `run_cargo_filtered` and `go build`: the agent's own command, `stdout\nstderr` through the filter. */
+const ownOutputFilter = (
+  tool: string,
+  raw: RawOutput
+): { readonly stdout: string; readonly stderr: string } | undefined => {
+  const filter = cargoGoFilter(tool, words(raw.command ?? "")[1])
+  return filter === undefined
+    ? undefined
+    : { stdout: `${filter(`${raw.stdout}\n${raw.stderr}`)}\n`, stderr: "" }
+}
+
 /**
  * The kinds whose filter is modelled: it reads the same output the agent's command prints (or, for
  * `find`, prints what no tree changes). Each gives what rtk prints (`println!` adds the newline;
@@ -382,6 +396,8 @@ const FILTERS: Record<
     return found === undefined ? undefined : { stdout: `${found.stdout}\n`, stderr: "", exitCode: 0 }
   },
   tsc: (raw) => ({ stdout: `${rtkTscFilter(`${raw.stdout}\n${raw.stderr}`)}\n`, stderr: "" }),
+  cargo: (raw) => ownOutputFilter("cargo", raw),
+  go: (raw) => ownOutputFilter("go", raw),
   vitest: (raw) => {
     const printed = rtkVitestFilter(raw)
     return { ...printed, stdout: `${printed.stdout}\n` }
@@ -438,7 +454,7 @@ export const rtk: PeerPolicy = {
   shell: {
     hostRuns: rtkRuns,
     describe:
-      "Claude Code with rtk's hook, on the command as an agent in its directory types it (a leading `cd dir &&` or `git -C dir` is the working directory Claude Code's Bash keeps). Filters over the agent's own output: `tsc` (every error grouped by file as `L<line>: <code> <message>`, 120 characters), `vitest` (`PASS (p) FAIL (f)` and the first 5 failures, rebuilt from the text reporter: rtk asks for the JSON one), `ls -l…` (`name/` and `name  size`, noise directories left out without `-a`, a count summary), `find <dir>` (a path as the pattern matches no name: `0 for '<path>'`). Filters that run their own command lines, run at bench time: `git log` (rtk's `%h %s (%ar) <%an>` format, `-10`, `--no-merges`, the first 10 lines cut to 80 bytes), `git status` (`--porcelain -b`: counts, 5 modified and 3 untracked names, conflicts counted but not named), `git diff`/`git show` (`--stat`, then `compact_diff`: 10 lines a hunk, 100 in all), `grep`/`rg` (clap's exit-2 error on a flag it does not declare, such as `-r`; else `rg -n --no-heading` or `grep -rn`, grouped by file, lines cut to 80), `diff a b` (both files read by rtk and compared line by line; only additions and removals count, so a file of modified lines prints `Files are identical`; a flag such as `-u` is clap's error), `pytest` (`--tb=short -q` added, a state machine that only counts a `===` summary line, so a quiet run reads `No tests collected`). Claude Code's Bash cut applies to what rtk printed, with rtk's exit code (its failure path on a non-zero one; no copy of the tool's own output is kept). Everything else the hook rewrites passes through or is not modelled (cargo, go: no case runs them; `docker build`: passed through) and is plain Claude Code, as are commands it leaves alone (`python3 -m pytest`, `git grep`, `node …`).",
+      "Claude Code with rtk's hook, on the command as an agent in its directory types it (a leading `cd dir &&` or `git -C dir` is the working directory Claude Code's Bash keeps). Filters over the agent's own output: `tsc` (every error grouped by file as `L<line>: <code> <message>`, 120 characters), `vitest` (`PASS (p) FAIL (f)` and the first 5 failures, rebuilt from the text reporter: rtk asks for the JSON one), `ls -l…` (`name/` and `name  size`, noise directories left out without `-a`, a count summary), `find <dir>` (a path as the pattern matches no name: `0 for '<path>'`). Filters that run their own command lines, run at bench time: `git log` (rtk's `%h %s (%ar) <%an>` format, `-10`, `--no-merges`, the first 10 lines cut to 80 bytes), `git status` (`--porcelain -b`: counts, 5 modified and 3 untracked names, conflicts counted but not named), `git diff`/`git show` (`--stat`, then `compact_diff`: 10 lines a hunk, 100 in all), `grep`/`rg` (clap's exit-2 error on a flag it does not declare, such as `-r`; else `rg -n --no-heading` or `grep -rn`, grouped by file, lines cut to 80), `diff a b` (both files read by rtk and compared line by line; only additions and removals count, so a file of modified lines prints `Files are identical`; a flag such as `-u` is clap's error), `pytest` (`--tb=short -q` added, a state machine that only counts a `===` summary line, so a quiet run reads `No tests collected`). Claude Code's Bash cut applies to what rtk printed, with rtk's exit code (its failure path on a non-zero one; no copy of the tool's own output is kept). `cargo build|check|test|clippy` and `go build` filter the agent's own `stdout\nstderr` (error and warning blocks, 15; test failures, 10 at 200 characters, and the `test result:` lines; clippy lints grouped with 3 locations; go's error lines, 20), `go test` adds `-json` and prints per-package counts and each failed test's error/expected/got lines (no corpus case runs cargo or go; tests run them). Everything else the hook rewrites passes through or is not modelled (`docker build`: passed through; `cargo install|fmt`, `go vet`: not modelled) and is plain Claude Code, as are commands it leaves alone (`python3 -m pytest`, `git grep`, `node …`).",
     apply: shell
   },
   read: {
@@ -498,6 +514,16 @@ export const rtk: PeerPolicy = {
       numbers:
         "`rtk pytest`: `pytest` from `which`, else `python -m pytest`; `--tb=short` and `-q` unless given; `filter_pytest_output` (summary only from a `===` line), `build_pytest_summary` (5 failures, 3 relevant lines, 100 characters), stderr after, exit code kept",
       from: at("src/pytest_cmd.rs")
+    },
+    {
+      numbers:
+        "`run_cargo_filtered` (`stdout\\nstderr`, exit code kept), `filter_cargo_build` (15 blocks), `filter_cargo_test` (10 failures, `truncate(.., 200)`, `test result:` lines, the aggregate line), `filter_cargo_clippy` (rules by count, 3 locations, 15 rules)",
+      from: at("src/cargo_cmd.rs")
+    },
+    {
+      numbers:
+        "`run_test` (`-json` added, stderr after, exit code kept), `filter_go_test_json` (5 relevant lines at 100 characters, `compact_package_name`), `filter_go_build` (20 lines at 120)",
+      from: at("src/go_cmd.rs")
     },
     {
       numbers: "`docker build`: `run_docker_passthrough` (the command's own output, its exit code)",
