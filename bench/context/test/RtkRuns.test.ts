@@ -10,6 +10,9 @@ import { compactDiff, filterPytest } from "../src/peers/rtkRuns.js"
 import { rtk, rtkRuns, typedIn } from "../src/peers/rtk.js"
 import type { RawOutput } from "../src/Text.js"
 
+/** Four pytest runs on a loaded 2-core machine take seconds, not minutes. */
+const PYTEST_TIMEOUT_MS = 180_000
+
 const sh = (cwd: string, line: string): RawOutput => {
   const done = spawnSync("bash", ["-c", line], {
     cwd,
@@ -161,21 +164,26 @@ describe("rtk's own runs", () => {
       )
     }))
 
-  it("pytest: rtk's `--tb=short -q` run; a quiet summary has no `===`, so rtk counts no test", () =>
-    withDir((dir) => {
-      fs.writeFileSync(
-        path.join(dir, "test_orders.py"),
-        "def test_ok():\n    assert 1 == 1\n\ndef test_bad():\n    assert 918 == 919\n"
-      )
-      const quiet = through(dir, "pytest -p no:cacheprovider -q .")
-      assert.strictEqual(quiet.hostRuns[0]!.exitCode, 1)
-      assert.strictEqual(quiet.view.text, "Exit code 1\nPytest: No tests collected")
-      // with the agent's -v, rtk's added -q cancels it: normal verbosity, header and `===` summary
-      const plain = through(dir, "pytest -p no:cacheprovider -v .")
-      assert.match(plain.view.text, /^Exit code 1\nPytest: 1 passed, 1 failed\n/)
-      assert.include(plain.view.text, "1. ❌ test_bad")
-      assert.include(plain.view.text, "E   assert 918 == 919")
-    }))
+  it(
+    "pytest: rtk's `--tb=short -q` run; a quiet summary has no `===`, so rtk counts no test",
+    () =>
+      withDir((dir) => {
+        fs.writeFileSync(
+          path.join(dir, "test_orders.py"),
+          "def test_ok():\n    assert 1 == 1\n\ndef test_bad():\n    assert 918 == 919\n"
+        )
+        const quiet = through(dir, "pytest -p no:cacheprovider -q .")
+        assert.strictEqual(quiet.hostRuns[0]!.exitCode, 1)
+        assert.strictEqual(quiet.view.text, "Exit code 1\nPytest: No tests collected")
+        // with the agent's -v, rtk's added -q cancels it: normal verbosity, header and `===` summary
+        const plain = through(dir, "pytest -p no:cacheprovider -v .")
+        assert.match(plain.view.text, /^Exit code 1\nPytest: 1 passed, 1 failed\n/)
+        assert.include(plain.view.text, "1. ❌ test_bad")
+        assert.include(plain.view.text, "E   assert 918 == 919")
+      }),
+    // four pytest start-ups on a loaded 2-core machine
+    PYTEST_TIMEOUT_MS
+  )
 
   it("compact_diff and the pytest state machine on their own", () => {
     const diff = [

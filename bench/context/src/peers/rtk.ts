@@ -11,7 +11,17 @@ import type { PeerPolicy, View } from "../Peer.js"
 import type { RawOutput } from "../Text.js"
 import { claudeCode } from "./claudeCode.js"
 import { cargoGoFilter, goTest } from "./rtkCargoGo.js"
-import { gitDiff, gitLog, gitShow, gitStatus, type OwnRun, rtkDiff, rtkGrep, rtkPytest } from "./rtkRuns.js"
+import {
+  gitDiff,
+  gitLog,
+  gitShow,
+  gitStatus,
+  type OwnRun,
+  rtkDiff,
+  rtkGrep,
+  rtkPytest,
+  rustLines
+} from "./rtkRuns.js"
 
 const COMMIT = "d67ade9ecfc6 (0.16.0, 2026-02-14)"
 const at = (file: string): string => `rtk-ai/rtk \`${file}\` at ${COMMIT}`
@@ -135,13 +145,6 @@ const truncate = (text: string, max: number): string => {
 /** `strip_ansi`: CSI sequences (colours, styles) removed. */
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[a-zA-Z]`, "g")
 const stripAnsi = (text: string): string => text.replace(ANSI, "")
-
-/** Rust's `str::lines`: split at `\n`, a `\r` before it dropped, no last empty line. */
-const rustLines = (text: string): Array<string> => {
-  const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line))
-  if (lines[lines.length - 1] === "") lines.pop()
-  return lines
-}
 
 /** A message line of `tsc --pretty false`: `file(line,col): error TSnnnn: message`. */
 const TSC_ERROR = /^(.+?)\((\d+),(\d+)\):\s+(error|warning)\s+(TS\d+):\s+(.+)$/

@@ -6,16 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { OwnRun } from "./rtkRuns.js"
-import { truncate } from "./rtkRuns.js"
-
-/** Rust's `str::lines`. */
-const rustLines = (text: string): Array<string> => {
-  if (text === "") return []
-  const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))
-  if (lines[lines.length - 1] === "") lines.pop()
-  return lines
-}
+import { type OwnRun, quote, rustLines, truncate } from "./rtkRuns.js"
 
 const RULE = "═══════════════════════════════════════"
 const startsTrimmed = (line: string, ...words: ReadonlyArray<string>): boolean =>
@@ -273,9 +264,6 @@ export const filterGoTestJson = (output: string): string => {
   }
   return result.trim()
 }
-
-const quote = (text: string): string =>
-  /^[A-Za-z0-9_./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`
 
 /** `run_test`: `go test -json` (unless given) and the agent's arguments; stderr after, exit code kept. */
 export const goTest = (args: ReadonlyArray<string>): OwnRun => ({

@@ -23,12 +23,12 @@ export interface OwnRun {
 }
 
 /** A word for a POSIX shell, in single quotes. */
-const quote = (text: string): string =>
+export const quote = (text: string): string =>
   /^[A-Za-z0-9_./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`
 const line = (words: ReadonlyArray<string>): string => words.map(quote).join(" ")
 
 /** Rust's `str::lines`: split at `\n`, a `\r` before it dropped, no last empty line. */
-const rustLines = (text: string): Array<string> => {
+export const rustLines = (text: string): Array<string> => {
   if (text === "") return []
   const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))
   if (lines[lines.length - 1] === "") lines.pop()
