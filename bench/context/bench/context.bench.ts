@@ -8,7 +8,9 @@
 //
 // Everything lives in one temp dir (workspace, data dir, spill files, replays), removed at the
 // end; the Bash tool stops every process tree it started before it answers; the loopback HTTP
-// server the download cases use is closed at the end.
+// server the download cases use is closed at the end, and the Docker daemon of the `docker build`
+// case (its own data directory in the temp dir) is stopped.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -44,6 +46,7 @@ import {
 import { replaceRegion } from "../src/Region.js"
 import { byteLength, lineCount, type RawOutput } from "../src/Text.js"
 import * as Tokens from "../src/Tokens.js"
+import type { ReadWindow } from "../src/Window.js"
 import * as Toolcap from "../src/Toolcap.js"
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../../..")
@@ -118,6 +121,86 @@ const loopback = () => {
   }
 }
 
+/** How long the Docker daemon may take to answer on a loaded 2-core machine before the run gives up. */
+const DOCKER_START_SECONDS = 90
+/** How long it may take to stop after SIGTERM before it is killed. */
+const DOCKER_STOP_SECONDS = 30
+
+/**
+ * The Docker daemon of the `docker build` case: `dockerd` with its own data and exec directories
+ * under `dir`, the vfs storage driver (no overlay mounts), and no bridge or iptables rules, so it
+ * touches nothing of the machine; started on first use, stopped (SIGTERM, then SIGKILL) at the end.
+ */
+const dockerDaemon = (dir: string) => {
+  let started: Promise<string> | undefined
+  let daemon: ChildProcess | undefined
+  const host = `unix://${path.join(dir, "docker.sock")}`
+  const answers = () =>
+    spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], {
+      env: { ...process.env, DOCKER_HOST: host },
+      encoding: "utf8"
+    }).status === 0
+  const start = async (): Promise<string> => {
+    fs.mkdirSync(path.join(dir, "data"), { recursive: true })
+    fs.mkdirSync(path.join(dir, "exec"), { recursive: true })
+    const log = fs.openSync(path.join(dir, "dockerd.log"), "w")
+    const child = spawn(
+      "dockerd",
+      [
+        "--data-root",
+        path.join(dir, "data"),
+        "--exec-root",
+        path.join(dir, "exec"),
+        "--pidfile",
+        path.join(dir, "dockerd.pid"),
+        "--host",
+        host,
+        "--storage-driver",
+        "vfs",
+        "--iptables=false",
+        "--ip6tables=false",
+        "--ip-masq=false",
+        "--bridge=none"
+      ],
+      { stdio: ["ignore", log, log] }
+    )
+    daemon = child
+    const exited = new Promise<string>((resolve) => {
+      child.on("error", (error) => resolve(error.message))
+      child.on("exit", (code, signal) => resolve(`exited with ${signal ?? code}`))
+    })
+    for (let waited = 0; waited < DOCKER_START_SECONDS * 4; waited++) {
+      const early = await Promise.race([
+        exited,
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 250))
+      ])
+      if (early !== undefined)
+        fail(
+          `docker-build: dockerd ${early} (${fs.readFileSync(path.join(dir, "dockerd.log"), "utf8").trim().split("\n").slice(-3).join(" / ")}); the case needs Debian's docker.io, run as root`
+        )
+      if (answers()) return host
+    }
+    return fail(`docker-build: dockerd did not answer within ${DOCKER_START_SECONDS} s`)
+  }
+  return {
+    docker: () => (started ??= start()),
+    close: async () => {
+      const child = daemon
+      if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
+      const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+      child.kill("SIGTERM")
+      const stopped = await Promise.race([
+        gone.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), DOCKER_STOP_SECONDS * 1000))
+      ])
+      if (!stopped) {
+        child.kill("SIGKILL")
+        await gone
+      }
+    }
+  }
+}
+
 const main = async (): Promise<void> => {
   const startedAt = performance.now()
   const loadBefore = loadAverage()
@@ -129,6 +212,7 @@ const main = async (): Promise<void> => {
   fs.mkdirSync(workspace, { recursive: true })
   fs.mkdirSync(replays, { recursive: true })
   const server = loopback()
+  const docker = dockerDaemon(path.join(tmp, "docker"))
   const runtimes: ReadonlyArray<{ readonly profile: Toolcap.ToolcapProfile; readonly runtime: Runtime }> =
     Toolcap.profiles.map((profile) => {
       const budgets = Layer.succeed(Budgets.Budgets, Toolcap.budgetsOf(profile))
@@ -159,6 +243,18 @@ const main = async (): Promise<void> => {
       const shown =
         "matches" in result ? result.matches.filter((m) => m.context !== true).map((m) => m.text) : []
       return { text: modelText({ tool: "Grep", result }), shown: shown.join("\n") }
+    }
+
+    /** toolcap's own Read of `place` at a window (its offset and limit, the tool clamping the limit). */
+    const readFor = async (runtime: Runtime, place: string, window: ReadWindow): Promise<Shown> => {
+      const result = await runtime.runPromise(
+        Read.read({
+          path: place,
+          offset: window.offset,
+          ...(window.limit === undefined ? {} : { limit: window.limit })
+        })
+      )
+      return { text: modelText({ tool: "Read", result }), shown: result.content }
     }
 
     /** One real Bash call; its streams in arrival order make the raw output. */
@@ -195,6 +291,15 @@ const main = async (): Promise<void> => {
       return (await bash(runtime, command)).result
     }
 
+    /** The raw output a peer's shell gets: with the outputs of the lines it runs itself, run here and now. */
+    const forPeer = async (peer: (typeof peers)[number], of: RawOutput): Promise<RawOutput> => {
+      const own = of.command === undefined ? [] : (peer.shell.hostRuns?.(of.command) ?? [])
+      if (own.length === 0) return of
+      const hostRuns: Array<RawOutput> = []
+      for (const line of own) hostRuns.push((await bash(specRuntime, line)).raw)
+      return { ...of, hostRuns }
+    }
+
     const rows: Array<CaseRow> = []
     for (const corpusCase of selected) rows.push(await runCase(corpusCase))
 
@@ -202,7 +307,12 @@ const main = async (): Promise<void> => {
       const caseStart = performance.now()
       if (corpusCase.followUp.pattern.source === corpusCase.needle.pattern.source)
         fail(`${corpusCase.id}: the follow-up is the needle's own pattern`)
-      const { command, file } = await corpusCase.setup({ workspace, repoRoot, serve: server.serve })
+      const { command, file } = await corpusCase.setup({
+        workspace,
+        repoRoot,
+        serve: server.serve,
+        docker: docker.docker
+      })
       const followUp = corpusCase.followUp.pattern
       // the re-run: the command (or, for a file, grep of it) filtered by the follow-up's term;
       // produced once, through toolcap's Bash under spec, and given to every policy
@@ -249,7 +359,12 @@ const main = async (): Promise<void> => {
                   ? {}
                   : {
                       searchSaved: (pattern: RegExp) =>
-                        Promise.all(named.map((spill) => grepFor(runtimes[p]!.runtime, spill, pattern)))
+                        Promise.all(named.map((spill) => grepFor(runtimes[p]!.runtime, spill, pattern))),
+                      readSaved: {
+                        places: named,
+                        read: (spill: string, window: ReadWindow) =>
+                          readFor(runtimes[p]!.runtime, spill, window)
+                      }
                     }),
                 rerun: () => rerunOf(p)
               },
@@ -279,22 +394,27 @@ const main = async (): Promise<void> => {
       const needle = locate(corpusCase.needle, raw)
       const toolcapRuns = firsts.map((first) => first(needle))
       const cells: Array<Scored> = []
-      for (const { run } of toolcapRuns) cells.push(await score(run, needle, followUp, count))
-      const peerRerun = async (peer: string) => ({
-        raw: (await rerunReal()).raw,
-        savedPath: `/tmp/${slug(peer)}/tool-output/${corpusCase.id}-rerun.txt`
+      const mode = corpusCase.followUp.mode ?? "search"
+      for (const { run } of toolcapRuns) cells.push(await score(run, needle, followUp, count, mode))
+      const peerRerun = async (peer: (typeof peers)[number]) => ({
+        raw: await forPeer(peer, (await rerunReal()).raw),
+        savedPath: `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}-rerun.txt`
       })
       for (const peer of peers) {
         const view =
           corpusCase.kind === "bash"
-            ? peer.shell.apply(raw, `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`)
+            ? peer.shell.apply(
+                await forPeer(peer, raw),
+                `/tmp/${slug(peer.name)}/tool-output/${corpusCase.id}.txt`
+              )
             : peer.read.apply({ kind: "file", path: `${PEER_WORKSPACE}/${file}`, content: raw.stdout })
         cells.push(
           await score(
-            peerRun(peer, view, () => peerRerun(peer.name)),
+            peerRun(peer, view, () => peerRerun(peer)),
             needle,
             followUp,
-            count
+            count,
+            mode
           )
         )
       }
@@ -317,7 +437,10 @@ const main = async (): Promise<void> => {
             ? [
                 {
                   policy: runtimes[p]!.profile.name,
-                  why: `${where}; the follow-up \`${followUp.source}\` does not show it.`
+                  why:
+                    mode === "read" && toolcapRuns[p]!.run.readSaved !== undefined
+                      ? `${where}; the Read of the saved copy at the window its marker names does not show it.`
+                      : `${where}; the follow-up \`${followUp.source}\` does not show it.`
                 }
               ]
             : []
@@ -422,6 +545,7 @@ const main = async (): Promise<void> => {
     )
   } finally {
     await server.close()
+    await docker.close()
     for (const { runtime } of runtimes) {
       await runtime
         .runPromise(Effect.flatMap(Scratch.Scratch, (scratch) => scratch.removeSession))

@@ -29,6 +29,12 @@ export interface CaseContext {
   readonly repoRoot: string
   /** The base URL of the loopback HTTP server the run starts (and stops at its end), started on first use. */
   readonly serve: () => Promise<string>
+  /**
+   * The `DOCKER_HOST` of a Docker daemon the run starts (its own data directory, no network set
+   * up) and stops at its end, started on first use; fails naming what to install when `dockerd`
+   * is missing or cannot start.
+   */
+  readonly docker: () => Promise<string>
 }
 
 /**
@@ -44,7 +50,20 @@ export interface FollowUp {
   readonly pattern: RegExp
   /** Where an agent gets the term from. */
   readonly from: string
+  /**
+   * `read`: where the first result names a saved copy, the follow-up is a Read of it at the window
+   * its visible text names (the lines a marker says were cut), not a search; `pattern` stays the
+   * filter of the re-run for a result that names no copy.
+   */
+  readonly mode?: "read"
 }
+
+/** The Read-at-the-marker follow-up of a flood cut in its middle, with the re-run's filter. */
+const readAtMarker = (followUp: FollowUp): FollowUp => ({
+  ...followUp,
+  mode: "read",
+  from: `${followUp.from}; over a saved copy, a Read at the lines its marker says were cut`
+})
 
 /**
  * @since 0.1.0
@@ -146,7 +165,11 @@ const tscProject = (
     },
     // colour codes split `error TS`: the agent searches the word alone
     followUp:
-      options.pretty === true ? { pattern: /error/, from: "the task (the build fails)" } : TSC_FOLLOW_UP,
+      options.pretty === true
+        ? { pattern: /error/, from: "the task (the build fails)" }
+        : options.group === "needle mid-flood"
+          ? readAtMarker(TSC_FOLLOW_UP)
+          : TSC_FOLLOW_UP,
     setup: async ({ workspace }) => {
       const dir = path.join(workspace, options.id)
       tsProject(dir, {
@@ -475,7 +498,7 @@ const gitGrepConst = gitGrep({
     pattern: /^main:src\/Effect\.ts:\d+:export const retryOrElse: /,
     stream: "stdout"
   },
-  followUp: { pattern: /retryOrElse/, from: "the task (where is `retryOrElse`)" }
+  followUp: readAtMarker({ pattern: /retryOrElse/, from: "the task (where is `retryOrElse`)" })
 })
 
 const findUsr: CorpusCase = {
@@ -526,7 +549,7 @@ const cBuild = (
 ): CorpusCase =>
   bashCase(options, {
     needle: { describe: "the line with `error:`", pattern: /error: /, stream: "stderr" },
-    followUp: BUILD_FOLLOW_UP,
+    followUp: options.group === "needle mid-flood" ? readAtMarker(BUILD_FOLLOW_UP) : BUILD_FOLLOW_UP,
     setup: async ({ workspace }) => {
       const defectFile = Math.floor(options.files * options.defectAt)
       for (let f = 0; f < options.files; f++) {
@@ -801,7 +824,7 @@ const pytestCase = (
           `def test_order_${pad(i, 5)}():\n    assert total(${i}) == ${i === defect ? i * 3 + 1 : i * 3}\n`
       ).join("\n")
       write(path.join(workspace, options.id, "test_orders.py"), `def total(n):\n    return n * 3\n\n${tests}`)
-      return { command: `python3 -m pytest -p no:cacheprovider ${options.flags} ${options.id}` }
+      return { command: `pytest -p no:cacheprovider ${options.flags} ${options.id}` }
     }
   })
 
@@ -846,7 +869,7 @@ const pytestCollectError: CorpusCase = {
       path.join(workspace, "pytest-collect", "test_cart.py"),
       "from pricing import total\n\ndef test_total():\n    assert total(2) == 6\n"
     )
-    return { command: "python3 -m pytest -p no:cacheprovider -q pytest-collect" }
+    return { command: "pytest -p no:cacheprovider -q pytest-collect" }
   }
 }
 
@@ -1146,6 +1169,36 @@ const diffHunk: CorpusCase = {
   }
 }
 
+/** `COPY` steps of the generated Dockerfile, and the one whose source is missing, as a share of them. */
+const DOCKER_STEPS = 30
+const DOCKER_DEFECT_AT = 0.7
+
+const dockerBuild: CorpusCase = {
+  id: "docker-build",
+  title:
+    "`docker build` (the classic builder) of a `FROM scratch` image whose 21st of 30 `COPY` steps names a missing file",
+  kind: "bash",
+  why: "the image build fails and the agent must see which step and why",
+  followUp: { pattern: /failed|error|ERROR/, from: "the task (the image build fails)" },
+  needle: {
+    describe: "the `COPY failed: file not found` line",
+    pattern: /^COPY failed: file not found in build context/,
+    stream: "stderr"
+  },
+  setup: async ({ docker, workspace }) => {
+    const dir = path.join(workspace, "image")
+    const defect = Math.floor(DOCKER_STEPS * DOCKER_DEFECT_AT)
+    const steps = Array.from({ length: DOCKER_STEPS }, (_, i) => {
+      if (i === defect) return "COPY config/app.yml /etc/shop/app.yml"
+      write(path.join(dir, "assets", `bundle-${pad(i, 2)}.js`), `export const part = ${i}\n`)
+      return `COPY assets/bundle-${pad(i, 2)}.js /srv/shop/assets/`
+    })
+    write(path.join(dir, "Dockerfile"), ["FROM scratch", ...steps, 'CMD ["/srv/shop/server"]', ""].join("\n"))
+    // BuildKit needs the buildx plugin, which Debian's docker.io does not ship: the classic builder
+    return { command: `DOCKER_HOST=${await docker()} DOCKER_BUILDKIT=0 docker build -t shop image` }
+  }
+}
+
 const gitLogStat: CorpusCase = {
   id: "git-log-stat",
   title: "`git log --stat` of the repository of effect's sources",
@@ -1206,5 +1259,6 @@ export const cases: ReadonlyArray<CorpusCase> = [
   npmInstall,
   diffComma,
   diffHunk,
-  gitLogStat
+  gitLogStat,
+  dockerBuild
 ]

@@ -65,6 +65,12 @@ export interface ShellModel {
   /** The cut in one sentence, for the method section. */
   readonly describe: string
   readonly apply: (raw: RawOutput, savedPath: string) => View
+  /**
+   * For a host that runs command lines of its own in place of the agent's (rtk re-runs a tool
+   * with its own flags): those lines for the agent's command, run at bench time in the workspace;
+   * their outputs reach `apply` as `raw.hostRuns`, in this order. Empty or absent: none.
+   */
+  readonly hostRuns?: (command: string) => ReadonlyArray<string>
 }
 
 /**

@@ -11,6 +11,7 @@
 import { visibleIn, type Needle } from "./Needle.js"
 import type { PeerPolicy, View } from "./Peer.js"
 import { byteLength, type RawOutput } from "./Text.js"
+import { readAt, type ReadWindow, windowNamed } from "./Window.js"
 
 /**
  * The rule, stated once; the method section quotes it.
@@ -19,7 +20,7 @@ import { byteLength, type RawOutput } from "./Text.js"
  * @category models
  */
 export const OUTCOME_RULE =
-  "Every case states one follow-up an agent could make without knowing the answer: a search term from the task or from what a first result shows (for a failing test run `FAIL|Error`, for a build the word `error`), never the needle's own pattern. A needle is **seen** when the first result shows its line. Otherwise the agent makes that one follow-up, the cheapest way the first result offers: when the result names a saved copy of the output (by path or id), or is a cut or refused read of a file it names, the host's own search tool runs the follow-up's term over each place named (**saved** when a match it shows is the needle's line, within that tool's own limits); when it names nothing, the agent re-runs the command piped through `grep -E` with the same term (for a file, `grep -E` of the file), and that output goes through the same host's shell tool (**re-run** when its result shows the needle's line). Anything else is **lost**. The score is `seen + ½·(saved + re-run)`; the tokens are the first result's, plus each follow-up call's result and a fixed per-call overhead."
+  "Every case states one follow-up an agent could make without knowing the answer: a search term from the task or from what a first result shows (for a failing test run `FAIL|Error`, for a build the word `error`), never the needle's own pattern. A needle is **seen** when the first result shows its line. Otherwise the agent makes that one follow-up, the cheapest way the first result offers: when the result names a saved copy of the output (by path or id), or is a cut or refused read of a file it names, the host's own search tool runs the follow-up's term over each place named (**saved** when a match it shows is the needle's line, within that tool's own limits); when it names nothing, the agent re-runs the command piped through `grep -E` with the same term (for a file, `grep -E` of the file), and that output goes through the same host's shell tool (**re-run** when its result shows the needle's line). For a case whose follow-up is a Read at the marker (a flood cut in its middle, where an agent reads the lines the marker says were left out), the follow-up over a saved copy is the host's own Read of it at the window the first result's visible text names on the line that names the copy (`kept the first H and the last T of N lines`: offset H+1, limit N−H−T; `showing lines A-B of N`: the lines before A; `offset=N`), one parser for every policy; a copy named without a window is read from its start with the Read tool's default limit. Anything else is **lost**. The score is `seen + ½·(saved + re-run)`; the tokens are the first result's, plus each follow-up call's result and a fixed per-call overhead."
 
 /**
  * Tokens one follow-up call costs beyond its result: the model's tool call (the tool's name and
@@ -63,6 +64,14 @@ export interface PolicyRun {
    * results in call order. Absent when the first result names no place.
    */
   readonly searchSaved?: (pattern: RegExp) => Promise<ReadonlyArray<Shown>>
+  /**
+   * The places the first result names (saved copies by path), and the host's own Read of one at
+   * a window: the Read-at-the-marker follow-up. Absent when the first result names no copy.
+   */
+  readonly readSaved?: {
+    readonly places: ReadonlyArray<string>
+    readonly read: (place: string, window: ReadWindow) => Promise<Shown>
+  }
   /** The re-run with the follow-up as a filter, through the host's own shell tool. */
   readonly rerun: () => Promise<Shown>
 }
@@ -114,7 +123,9 @@ export const score = async (
   run: PolicyRun,
   needle: Needle,
   followUp: RegExp,
-  count: (text: string) => number
+  count: (text: string) => number,
+  /** `read`: over a saved copy, the follow-up is a Read at the window the first result names. */
+  mode: "search" | "read" = "search"
 ): Promise<Scored> => {
   const first = {
     bytes: byteLength(run.first.text),
@@ -123,6 +134,19 @@ export const score = async (
     control: hasControl(run.first.text)
   }
   if (visibleIn(run.first.shown, needle)) return { ...first, outcome: "seen", followUpTokens: 0, calls: 0 }
+  const readSaved = run.readSaved
+  if (mode === "read" && readSaved !== undefined && readSaved.places.length > 0) {
+    // the window comes from the visible text alone, by the same parser for every policy
+    const results = await Promise.all(
+      readSaved.places.map((place) => readSaved.read(place, windowNamed(run.first.text, place)))
+    )
+    return {
+      ...first,
+      outcome: results.some((result) => visibleIn(result.shown, needle)) ? "saved" : "lost",
+      followUpTokens: results.reduce((sum, result) => sum + count(result.text), 0),
+      calls: results.length
+    }
+  }
   if (run.searchSaved !== undefined) {
     const results = await run.searchSaved(followUp)
     return {
@@ -185,7 +209,18 @@ export const peerRun = (
           searchSaved: async (pattern: RegExp) => {
             const search = peer.search.apply(location, pattern)
             return [{ text: search.text, shown: search.shown.join("\n") }]
-          }
+          },
+          ...(location.kind === "copy"
+            ? {
+                readSaved: {
+                  places: [location.path],
+                  read: async (_place: string, window: ReadWindow) => {
+                    const read = readAt(peer, location, window)
+                    return { text: read.text, shown: shownText(read) }
+                  }
+                }
+              }
+            : {})
         }
       : {}),
     rerun: async () => {

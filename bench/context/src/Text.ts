@@ -25,6 +25,8 @@ export interface RawOutput {
    * chunks `stderr`.
    */
   readonly arrival?: ReadonlyArray<{ readonly stream: "stdout" | "stderr"; readonly data: string }>
+  /** The outputs of the command lines a host runs itself in place of this one (`ShellModel.hostRuns`). */
+  readonly hostRuns?: ReadonlyArray<RawOutput>
 }
 
 const encoder = new TextEncoder()

@@ -266,12 +266,12 @@ describe("rtk", () => {
       )
     }))
 
-  it("a command the hook leaves alone, or whose filter is not modelled, is Claude Code's result (a real git status)", () =>
+  it("a command the hook leaves alone is Claude Code's result (a real `git ls-files`)", () =>
     withDir((dir) => {
       run("git", ["init", "-q"], dir)
       fs.writeFileSync(path.join(dir, "new.txt"), "x\n")
-      for (const command of ["git status", "cd . && git status"]) {
-        const raw = { ...run("git", ["status"], dir), command }
+      for (const command of ["git ls-files --others", "cd . && git ls-files --others"]) {
+        const raw = { ...run("git", ["ls-files", "--others"], dir), command }
         assert.include(raw.stdout, "new.txt")
         assert.deepStrictEqual(
           rtk.shell.apply(raw, "/tmp/s.txt"),

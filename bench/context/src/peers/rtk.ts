@@ -1,14 +1,27 @@
 /**
  * rtk (rtk-ai/rtk 0.16.0), a command proxy Claude Code runs through its `PreToolUse` hook: the hook
- * rewrites a Bash command it knows into `rtk <tool> ...`, rtk runs the tool and prints a filtered
- * text, and Claude Code's own Bash cut applies to what rtk printed. Commands the hook does not
- * rewrite, and rtk's Read and Grep (Claude Code's own tools), are plain Claude Code.
+ * rewrites a Bash command it knows into `rtk <tool> ...`, rtk runs the tool (some with flags of its
+ * own, `src/peers/rtkRuns.ts`) and prints a filtered text, and Claude Code's own Bash cut applies
+ * to what rtk printed. Commands the hook does not rewrite, and rtk's Read and Grep (Claude Code's
+ * own tools), are plain Claude Code.
  *
  * @since 0.1.0
  */
 import type { PeerPolicy, View } from "../Peer.js"
 import type { RawOutput } from "../Text.js"
 import { claudeCode } from "./claudeCode.js"
+import { cargoGoFilter, goTest } from "./rtkCargoGo.js"
+import {
+  gitDiff,
+  gitLog,
+  gitShow,
+  gitStatus,
+  type OwnRun,
+  rtkDiff,
+  rtkGrep,
+  rtkPytest,
+  rustLines
+} from "./rtkRuns.js"
 
 const COMMIT = "d67ade9ecfc6 (0.16.0, 2026-02-14)"
 const at = (file: string): string => `rtk-ai/rtk \`${file}\` at ${COMMIT}`
@@ -56,6 +69,73 @@ export const rtkRewrite = (command: string | undefined): string | undefined => {
   return REWRITES.find((rule) => rule.match.test(body))?.kind
 }
 
+/**
+ * The command as an agent standing in the directory types it: Claude Code's Bash keeps its working
+ * directory between calls, so a command the bench spells with a leading `cd <dir> &&` or git's
+ * `-C <dir>` (its Bash starts every call in the workspace) is, for the hook, the rest of the line
+ * typed in `<dir>`. `VAR=value` assignments stay in front.
+ */
+export const typedIn = (command: string): { readonly cwd?: string; readonly command: string } => {
+  const cd = /^cd\s+(?:"([^"]*)"|'([^']*)'|(\S+))\s*&&\s*/.exec(command)
+  if (cd !== null) return { cwd: cd[1] ?? cd[2] ?? cd[3]!, command: command.slice(cd[0].length) }
+  const env = /^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/.exec(command)![0]
+  const gitC = /^git\s+-C\s+(?:"([^"]*)"|'([^']*)'|(\S+))\s+/.exec(command.slice(env.length))
+  if (gitC !== null)
+    return {
+      cwd: gitC[1] ?? gitC[2] ?? gitC[3]!,
+      command: `${env}git ${command.slice(env.length + gitC[0].length)}`
+    }
+  return { command }
+}
+
+/**
+ * The filter of a rewritten command that runs the tool itself (or reads the files itself): rtk's
+ * own command lines and its filter over their outputs. Undefined for commands whose filter reads
+ * the agent's own output, and for those the hook leaves alone.
+ */
+export const rtkOwnRun = (
+  command: string | undefined
+): { readonly cwd?: string; readonly run: OwnRun } | undefined => {
+  if (command === undefined) return undefined
+  const typed = typedIn(command)
+  const kind = rtkRewrite(typed.command)
+  const all = words(typed.command)
+  const [tool, sub] = all
+  const run =
+    kind === "git" && sub === "log"
+      ? gitLog(all.slice(2))
+      : kind === "git" && sub === "status"
+        ? gitStatus(all.slice(2))
+        : kind === "git" && sub === "diff"
+          ? gitDiff(all.slice(2))
+          : kind === "git" && sub === "show"
+            ? gitShow(all.slice(2))
+            : kind === "grep"
+              ? rtkGrep(all.slice(1))
+              : kind === "diff"
+                ? rtkDiff(all.slice(1))
+                : kind === "pytest"
+                  ? rtkPytest(all.slice(tool === "pytest" ? 1 : 3))
+                  : kind === "go" && sub === "test"
+                    ? goTest(all.slice(2))
+                    : undefined
+  return run === undefined ? undefined : { ...(typed.cwd === undefined ? {} : { cwd: typed.cwd }), run }
+}
+
+/**
+ * The shell lines the bench runs for rtk at bench time: rtk's own command lines, in the typed
+ * command's directory, with its `VAR=value` assignments (rtk inherits the environment).
+ */
+export const rtkRuns = (command: string): ReadonlyArray<string> => {
+  const own = rtkOwnRun(command)
+  if (own === undefined) return []
+  const env = /^([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/.exec(typedIn(command).command)![0]
+  return own.run.runs.map(
+    (run) =>
+      `${own.cwd === undefined ? "" : `cd ${JSON.stringify(own.cwd)} && `}${env === "" ? "" : `export ${env.trim()}; `}${run}`
+  )
+}
+
 /** `utils::truncate`: a text over `max` characters keeps `max - 3` and `...`. */
 const truncate = (text: string, max: number): string => {
   const chars = Array.from(text)
@@ -65,13 +145,6 @@ const truncate = (text: string, max: number): string => {
 /** `strip_ansi`: CSI sequences (colours, styles) removed. */
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[a-zA-Z]`, "g")
 const stripAnsi = (text: string): string => text.replace(ANSI, "")
-
-/** Rust's `str::lines`: split at `\n`, a `\r` before it dropped, no last empty line. */
-const rustLines = (text: string): Array<string> => {
-  const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line))
-  if (lines[lines.length - 1] === "") lines.pop()
-  return lines
-}
 
 /** A message line of `tsc --pretty false`: `file(line,col): error TSnnnn: message`. */
 const TSC_ERROR = /^(.+?)\((\d+),(\d+)\):\s+(error|warning)\s+(TS\d+):\s+(.+)$/
@@ -298,6 +371,17 @@ const findFilter = (raw: RawOutput): { readonly stdout: string; readonly stderr:
   return { stdout: `0 for '${pattern}'`, stderr: "" }
 }
 
+/** `run_cargo_filtered` and `go build`: the agent's own command, `stdout\nstderr` through the filter. */
+const ownOutputFilter = (
+  tool: string,
+  raw: RawOutput
+): { readonly stdout: string; readonly stderr: string } | undefined => {
+  const filter = cargoGoFilter(tool, words(raw.command ?? "")[1])
+  return filter === undefined
+    ? undefined
+    : { stdout: `${filter(`${raw.stdout}\n${raw.stderr}`)}\n`, stderr: "" }
+}
+
 /**
  * The kinds whose filter is modelled: it reads the same output the agent's command prints (or, for
  * `find`, prints what no tree changes). Each gives what rtk prints (`println!` adds the newline;
@@ -315,6 +399,8 @@ const FILTERS: Record<
     return found === undefined ? undefined : { stdout: `${found.stdout}\n`, stderr: "", exitCode: 0 }
   },
   tsc: (raw) => ({ stdout: `${rtkTscFilter(`${raw.stdout}\n${raw.stderr}`)}\n`, stderr: "" }),
+  cargo: (raw) => ownOutputFilter("cargo", raw),
+  go: (raw) => ownOutputFilter("go", raw),
   vitest: (raw) => {
     const printed = rtkVitestFilter(raw)
     return { ...printed, stdout: `${printed.stdout}\n` }
@@ -327,9 +413,21 @@ const FILTERS: Record<
  * is Claude Code's own result.
  */
 const shell = (raw: RawOutput, savedPath: string): View => {
-  const kind = rtkRewrite(raw.command)
-  const filter = kind === undefined ? undefined : FILTERS[kind]
-  const printed = filter?.(raw)
+  const typed = raw.command === undefined ? undefined : typedIn(raw.command).command
+  const kind = rtkRewrite(typed)
+  const own = rtkOwnRun(raw.command)
+  let printed: { readonly stdout: string; readonly stderr: string; readonly exitCode?: number } | undefined
+  if (own !== undefined) {
+    const outputs = raw.hostRuns ?? []
+    if (outputs.length !== own.run.runs.length)
+      throw new Error(
+        `rtk: \`${raw.command}\` needs the outputs of ${own.run.runs.length} own runs, got ${outputs.length}`
+      )
+    printed = own.run.print(outputs)
+  } else {
+    const filter = kind === undefined ? undefined : FILTERS[kind]
+    printed = filter?.({ ...raw, ...(typed === undefined ? {} : { command: typed }) })
+  }
   if (printed === undefined) return claudeCode.shell.apply(raw, savedPath)
   const stdout = printed.stdout
   const view = claudeCode.shell.apply(
@@ -337,7 +435,7 @@ const shell = (raw: RawOutput, savedPath: string): View => {
       stdout,
       stderr: printed.stderr,
       exitCode: printed.exitCode ?? raw.exitCode ?? 0,
-      command: `rtk ${kind} ${raw.command}`,
+      command: `rtk ${typed ?? ""}`,
       arrival: [
         ...(printed.stderr === "" ? [] : [{ stream: "stderr" as const, data: printed.stderr }]),
         ...(stdout === "" ? [] : [{ stream: "stdout" as const, data: stdout }])
@@ -357,8 +455,9 @@ export const rtk: PeerPolicy = {
   name: "rtk",
   version: COMMIT,
   shell: {
+    hostRuns: rtkRuns,
     describe:
-      "Claude Code with rtk's hook: `tsc`, `vitest`, `ls -l…` and `find <dir>` commands are rewritten to rtk's filters — ls: `name/` per directory and `name  size` per file (noise directories left out without `-a`) and a count summary; find: a path as the pattern matches no name, `0 for '<path>'`; tsc: every error grouped by file as `L<line>: <code> <message>` (120 characters); vitest: `PASS (p) FAIL (f)` and the first 5 failures, each its name and message line (rebuilt from the text reporter: rtk asks for the JSON one; the first 500 characters when no counts are found) — and Claude Code's Bash cut applies to the filtered text (its failure path on a non-zero exit; no copy of the tool's own output is kept). Other commands, including those the hook rewrites to filters whose input is not the agent's output (git, grep, diff, curl, wget, pytest, cargo, go: rtk re-runs them with its own flags or reads the files itself), are plain Claude Code.",
+      "Claude Code with rtk's hook, on the command as an agent in its directory types it (a leading `cd dir &&` or `git -C dir` is the working directory Claude Code's Bash keeps). Filters over the agent's own output: `tsc` (every error grouped by file as `L<line>: <code> <message>`, 120 characters), `vitest` (`PASS (p) FAIL (f)` and the first 5 failures, rebuilt from the text reporter: rtk asks for the JSON one), `ls -l…` (`name/` and `name  size`, noise directories left out without `-a`, a count summary), `find <dir>` (a path as the pattern matches no name: `0 for '<path>'`). Filters that run their own command lines, run at bench time: `git log` (rtk's `%h %s (%ar) <%an>` format, `-10`, `--no-merges`, the first 10 lines cut to 80 bytes), `git status` (`--porcelain -b`: counts, 5 modified and 3 untracked names, conflicts counted but not named), `git diff`/`git show` (`--stat`, then `compact_diff`: 10 lines a hunk, 100 in all), `grep`/`rg` (clap's exit-2 error on a flag it does not declare, such as `-r`; else `rg -n --no-heading` or `grep -rn`, grouped by file, lines cut to 80), `diff a b` (both files read by rtk and compared line by line; only additions and removals count, so a file of modified lines prints `Files are identical`; a flag such as `-u` is clap's error), `pytest` (`--tb=short -q` added, a state machine that only counts a `===` summary line, so a quiet run reads `No tests collected`). Claude Code's Bash cut applies to what rtk printed, with rtk's exit code (its failure path on a non-zero one; no copy of the tool's own output is kept). `cargo build|check|test|clippy` and `go build` filter the agent's own `stdout\nstderr` (error and warning blocks, 15; test failures, 10 at 200 characters, and the `test result:` lines; clippy lints grouped with 3 locations; go's error lines, 20), `go test` adds `-json` and prints per-package counts and each failed test's error/expected/got lines (no corpus case runs cargo or go; tests run them). Everything else the hook rewrites passes through or is not modelled (`docker build`: passed through; `cargo install|fmt`, `go vet`: not modelled) and is plain Claude Code, as are commands it leaves alone (`python3 -m pytest`, `git grep`, `node …`).",
     apply: shell
   },
   read: {
@@ -398,6 +497,40 @@ export const rtk: PeerPolicy = {
       numbers:
         "`rtk find`: the pattern globbed against file names (`glob_match`), `0 for '<pattern>'`; clap's `Find { pattern, path }`",
       from: `${at("src/find_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers:
+        "`run_log` (`--pretty=format:%h %s (%ar) <%an>`, `-10`, `--no-merges`, `filter_log_output`: `take(limit)`, 80 bytes → 77 characters), `run_status`/`format_status_output`/`filter_status_with_args`, `run_diff`/`run_show`/`compact_diff` (`max_hunk_lines = 10`, 100 lines), a failed git's stderr and exit code",
+      from: at("src/git.rs")
+    },
+    {
+      numbers:
+        "`rtk grep`: clap's `Grep { pattern, path, -l 80, -m 50, -c, -t, trailing extra_args }`, `rg -n --no-heading` falling back to `grep -rn` when rg cannot be spawned, `clean_line`, `compact_path`, 10 lines a file",
+      from: `${at("src/grep_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers:
+        "`rtk diff`: clap's `Diff { file1, file2 }`, `read_to_string` of both, `compute_diff` (same-index lines, `similarity > 0.5` a modification), `Files are identical` when `added == 0 && removed == 0`, 50 changes, `truncate(.., 80/70)`",
+      from: `${at("src/diff_cmd.rs")}, \`src/main.rs\``
+    },
+    {
+      numbers:
+        "`rtk pytest`: `pytest` from `which`, else `python -m pytest`; `--tb=short` and `-q` unless given; `filter_pytest_output` (summary only from a `===` line), `build_pytest_summary` (5 failures, 3 relevant lines, 100 characters), stderr after, exit code kept",
+      from: at("src/pytest_cmd.rs")
+    },
+    {
+      numbers:
+        "`run_cargo_filtered` (`stdout\\nstderr`, exit code kept), `filter_cargo_build` (15 blocks), `filter_cargo_test` (10 failures, `truncate(.., 200)`, `test result:` lines, the aggregate line), `filter_cargo_clippy` (rules by count, 3 locations, 15 rules)",
+      from: at("src/cargo_cmd.rs")
+    },
+    {
+      numbers:
+        "`run_test` (`-json` added, stderr after, exit code kept), `filter_go_test_json` (5 relevant lines at 100 characters, `compact_package_name`), `filter_go_build` (20 lines at 120)",
+      from: at("src/go_cmd.rs")
+    },
+    {
+      numbers: "`docker build`: `run_docker_passthrough` (the command's own output, its exit code)",
+      from: at("src/container.rs")
     },
     {
       numbers: "`truncate` (`max - 3` characters and `...`), `strip_ansi`",
