@@ -20,11 +20,16 @@ if [ ! -x /usr/bin/chromium ]; then
     { "${as_root[@]}" apt-get update >&2 && "${as_root[@]}" apt-get install -y chromium >&2; }
 fi
 
-# The context benchmark's cases run pytest, curl and wget (`bench/context/README.md`).
+# The context benchmark's cases run pytest, curl, wget, go, cargo (with clippy) and a Docker
+# engine (`bench/context/README.md`); its tests run go and cargo for real.
 bench_tools=()
-python3 -c 'import pytest' >/dev/null 2>&1 || bench_tools+=(python3-pytest)
+pytest --version >/dev/null 2>&1 || bench_tools+=(python3-pytest)
 command -v curl >/dev/null 2>&1 || bench_tools+=(curl)
 command -v wget >/dev/null 2>&1 || bench_tools+=(wget)
+command -v go >/dev/null 2>&1 || bench_tools+=(golang-go)
+command -v cargo >/dev/null 2>&1 || bench_tools+=(cargo)
+cargo clippy --version >/dev/null 2>&1 || bench_tools+=(rust-clippy)
+command -v dockerd >/dev/null 2>&1 || bench_tools+=(docker.io)
 if [ "${#bench_tools[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo -n); fi
   export DEBIAN_FRONTEND=noninteractive
