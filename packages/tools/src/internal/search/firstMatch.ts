@@ -24,7 +24,7 @@
  */
 import * as Effect from "effect/Effect"
 import { isUtf8 } from "node:buffer"
-import type { ToolError } from "@toolcap/limits"
+import { type ToolError, Utf8 } from "@toolcap/limits"
 import type * as Supervisor from "../../Supervisor.js"
 import type * as Memory from "./memory.js"
 import * as Records from "./records.js"
@@ -137,20 +137,6 @@ export interface LocateInput {
   >
 }
 
-/** Bytes of the UTF-8 sequence a lead byte starts (1 for anything else). */
-const sequenceLength = (byte: number): number =>
-  byte < 0xc0 ? 1 : byte < 0xe0 ? 2 : byte < 0xf0 ? 3 : byte < 0xf8 ? 4 : 1
-
-/** `head` without a UTF-8 sequence its cut end split. */
-const wholeCharacters = (head: Buffer): Buffer => {
-  for (let back = 1; back <= Math.min(4, head.length); back++) {
-    const byte = head[head.length - back]!
-    if ((byte & 0xc0) === 0x80) continue
-    return back < sequenceLength(byte) ? head.subarray(0, head.length - back) : head
-  }
-  return head
-}
-
 /**
  * Places the first match of each pending line (same order): the line offset where it starts when
  * that is past the clip, undefined when the clip shows it or it cannot be found again (the file
@@ -188,7 +174,10 @@ const inStarts = (
     const texts: Array<string> = []
     let offset = 0
     pending.forEach((entry, index) => {
-      const bytes = entry.at.whole ? entry.at.head : wholeCharacters(entry.at.head)
+      // a cut start loses its last character, which the cut may have split
+      const bytes = entry.at.whole
+        ? entry.at.head
+        : entry.at.head.subarray(0, Utf8.prefixBoundary(entry.at.head, entry.at.head.length - 1))
       if (bytes.length === 0 || !isUtf8(bytes)) return
       lines.push({ index, start: offset, bytes: bytes.length })
       texts.push(bytes.toString("utf8"))
