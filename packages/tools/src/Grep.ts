@@ -32,8 +32,9 @@ import * as FileIndex from "./FileIndex.js"
 import * as Roots from "./Roots.js"
 import type * as Supervisor from "./Supervisor.js"
 import type { Workspace } from "./Workspace.js"
-import * as Search from "./internal/search/grep.js"
 import * as Input from "./internal/input.js"
+import * as FirstMatch from "./internal/search/firstMatch.js"
+import * as Search from "./internal/search/grep.js"
 import * as List from "./internal/search/list.js"
 import * as Order from "./internal/search/order.js"
 import * as Pattern from "./internal/search/pattern/glob.js"
@@ -358,7 +359,14 @@ const search = (input: unknown) =>
       headLimit,
       budgets,
       contextClamped,
-      readRange: Roots.readRangeWithin(yield* Roots.roots)
+      readRange: Roots.readRangeWithin(yield* Roots.roots),
+      finder: FirstMatch.finder({
+        pattern: decoded.pattern,
+        caseInsensitive: decoded.caseInsensitive === true,
+        multiline: decoded.multiline === true,
+        patternFlags: [...matchFlags, ...pattern.args],
+        patternOnStdin: pattern.stdin !== undefined
+      })
     }
     const found =
       isDirectory && Option.isNone(indexed)

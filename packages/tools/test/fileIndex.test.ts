@@ -16,6 +16,7 @@ import * as path from "node:path"
 import { ToolError } from "@toolcap/limits"
 import { Glob, Grep } from "@toolcap/tools"
 import { Budgets } from "@toolcap/limits"
+import * as FirstMatch from "../src/internal/search/firstMatch.js"
 import * as Lanes from "../src/internal/search/lanes.js"
 import * as Rg from "../src/internal/search/ripgrep.js"
 import { type Env, indexReady, leftOf, rightOf, searchEnv, setMtime, writeTree } from "./readFixtures.js"
@@ -328,7 +329,14 @@ describe("ordered lanes", () => {
               flags: [...Rg.commonFlags, "--regexp=hit"],
               stdin: undefined,
               pattern: "hit",
-              budgets
+              budgets,
+              finder: FirstMatch.finder({
+                pattern: "hit",
+                caseInsensitive: false,
+                multiline: false,
+                patternFlags: ["--regexp=hit"],
+                patternOnStdin: false
+              })
             },
             { files: batch, lanes: laneCount },
             entriesLeft,

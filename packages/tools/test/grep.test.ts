@@ -58,6 +58,76 @@ const liveProcessesMentioning = (needle: string): Array<number> =>
       }
     })
 
+/**
+ * Grep's content result for `line` (among short lines) agrees with ripgrep's own `--column`: a
+ * window exactly where the clip of the line's start does not reach the first match, holding it.
+ */
+const windowsAsRipgrepColumns = (example: {
+  readonly line: string
+  readonly pattern: string
+  readonly caseInsensitive: boolean
+  readonly named: boolean
+  readonly maxLineChars: number
+}) =>
+  Effect.gen(function* () {
+    const { caseInsensitive, line, maxLineChars, pattern } = example
+    const env = yield* searchEnv({ maxLineChars })
+    const lines = ["head", line, `${line} ab`, "ab"]
+    writeTree(env.workspace, { "f.txt": `${lines.join("\n")}\n` })
+    // ripgrep's own first-match columns, the line printed whole
+    const oracle = new Map(
+      ripgrep(
+        [
+          "--no-config",
+          "--column",
+          "--line-number",
+          "--no-heading",
+          caseInsensitive ? "--ignore-case" : "--case-sensitive",
+          `--regexp=${pattern}`,
+          "f.txt"
+        ],
+        env.workspace
+      ).map((record) => {
+        const [number, column] = record.split(":")
+        return [Number(number), Number(column) - 1] as const
+      })
+    )
+    const result = asContent(
+      rightOf(
+        yield* grep({
+          pattern,
+          caseInsensitive,
+          outputMode: "content",
+          ...(example.named ? { path: "f.txt" } : {})
+        }).pipe(Effect.provide(env.context))
+      )
+    )
+    assert.deepStrictEqual(
+      result.matches.map((match) => match.line),
+      [...oracle.keys()]
+    )
+    for (const match of result.matches) {
+      const text = lines[match.line - 1]!
+      const bytes = Buffer.from(text)
+      const first = oracle.get(match.line)!
+      const keptBytes = Buffer.byteLength(LineClip.clipLine(text, maxLineChars).text)
+      const clipped = [...text].length > maxLineChars
+      assert.strictEqual(
+        match.column !== undefined,
+        clipped && first >= keptBytes,
+        `${JSON.stringify(example)} line ${match.line}`
+      )
+      const start = match.column === undefined ? 0 : match.column - 1
+      assert.isTrue(
+        bytes.subarray(start, start + Buffer.byteLength(match.text)).equals(Buffer.from(match.text))
+      )
+      if (match.column !== undefined) {
+        assert.isAtMost(start, first)
+        assert.isAbove(start + Buffer.byteLength(match.text), first)
+      }
+    }
+  })
+
 describe("Grep results", () => {
   it.scopedLive("stops at headLimit (default 200) with truncated: true", () =>
     Effect.gen(function* () {
@@ -227,6 +297,67 @@ describe("Grep results", () => {
           assert.include(match.text, "NEEDLE")
       }).pipe(Effect.scoped),
     { fastCheck: { numRuns: 60 } }
+  )
+
+  it.live.prop(
+    "a clipped line shows a window exactly where ripgrep's --column puts its first match past the clip, for literals, regexes and either case, walked or named",
+    {
+      // characters that fold (K, the Kelvin sign), end words, or take 1 to 4 bytes
+      pieces: FastCheck.array(
+        FastCheck.constantFrom("a", "b", "ab", "AB", "k", "\u212a", "é", "🎉", " ", "x", "xx", "-"),
+        { minLength: 0, maxLength: 700 }
+      ),
+      // a start of 4-byte characters about as long as the clip: ripgrep's printed start then ends
+      // just past the clip, where an end assertion could be fooled by the cut
+      lead: FastCheck.option(FastCheck.integer({ min: -3, max: 2 })),
+      pattern: FastCheck.constantFrom(
+        "[a-z]+$",
+        "[a-zé]+\\b",
+        "ab",
+        "k",
+        "é",
+        "a[b]",
+        "b$",
+        "\\bab\\b",
+        "x+",
+        "(?:é|🎉)b",
+        "[^ ]{12}",
+        "b|a",
+        "x*"
+      ),
+      caseInsensitive: FastCheck.boolean(),
+      named: FastCheck.boolean(),
+      maxLineChars: FastCheck.integer({ min: 8, max: 120 })
+    },
+    ({ caseInsensitive, lead, maxLineChars, named, pattern, pieces }) =>
+      windowsAsRipgrepColumns({
+        line: `${"🎉".repeat(lead === null ? 0 : Math.max(0, maxLineChars + lead))}${pieces.join("")}`,
+        pattern,
+        caseInsensitive,
+        named,
+        maxLineChars
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: 80 } }
+  )
+
+  it.scopedLive(
+    "a first match the start of a line cannot place is placed by ripgrep: a Kelvin sign folded to k, an end assertion at the cut of the printed start",
+    () =>
+      Effect.forEach(
+        [
+          // ignoring case, K (the Kelvin sign) is a k: the first match, before the clip or past it
+          { line: `\u212a${"x".repeat(40)}k`, pattern: "k", caseInsensitive: true },
+          { line: `${"x".repeat(40)}\u212a${"x".repeat(5)}k`, pattern: "k", caseInsensitive: true },
+          // ripgrep prints 4 * 20 + 4 bytes of the line: the letters end there, the line goes on
+          { line: `${"🎉".repeat(19)}${"x".repeat(12)} ab`, pattern: "[a-z]+$", caseInsensitive: false },
+          { line: `${"🎉".repeat(19)}${"x".repeat(12)}é ab`, pattern: "x+\\b", caseInsensitive: false }
+        ],
+        (example) =>
+          Effect.forEach([false, true], (named) =>
+            windowsAsRipgrepColumns({ ...example, named, maxLineChars: 20 })
+          ),
+        { discard: true }
+      )
   )
 
   it.scopedLive("context lines come marked, in file order, around their match", () =>

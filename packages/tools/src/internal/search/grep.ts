@@ -12,6 +12,7 @@ import type { Budgets, ToolError, Truncation } from "@toolcap/limits"
 import * as Binary from "../../Binary.js"
 import type * as Supervisor from "../../Supervisor.js"
 import * as Notice from "../notice.js"
+import * as FirstMatch from "./firstMatch.js"
 import * as Hits from "./hits.js"
 import * as Lanes from "./lanes.js"
 import type * as Memory from "./memory.js"
@@ -68,6 +69,8 @@ export interface CollectInput {
   readonly contextClamped: boolean
   /** Reads a range of a file inside the roots (a window of a long line around its match). */
   readonly readRange: Hits.ReadRange
+  /** Places the first match of a clipped line (content runs print no columns unless it says so). */
+  readonly finder: FirstMatch.Finder
 }
 
 export interface GrepEntry {
@@ -122,6 +125,8 @@ const makeResult = (c: CollectInput) => {
   let firstWindow: Notice.MatchWindow | undefined
   let windows = 0
   let leftOver = false
+  // lines offered as shown by their clip while their first match was not placed yet (a walk's)
+  const provisional: Array<FirstMatch.Pending> = []
   /** Offers a file's hits; false once the result is capped (nothing later can be admitted). */
   const offer = (candidate: Candidate, found: Hits.FileHits): boolean => {
     if (leftOver) return false
@@ -140,7 +145,10 @@ const makeResult = (c: CollectInput) => {
       if (!gate.admit(Order.renderedBytes(`${entry.path}:${entry.count}`))) leftOver = true
       else counts.push(entry)
     } else {
+      let ordinal = 0
       for (const hit of found.lines) {
+        if (!hit.context) ordinal++
+        if (hit.unplaced !== undefined) provisional.push(pendingOf(candidate, hit, hit.unplaced, ordinal))
         // a long line whose first match lies past its clip shows a window around that match
         const window =
           hit.hidden === undefined
@@ -197,8 +205,66 @@ const makeResult = (c: CollectInput) => {
     })
     return { mode, matches, files, counts, matchCount, matchFiles: matchFiles.size, ...told }
   }
-  return { gate, offer, finish, leftOver: () => leftOver }
+  return { gate, offer, finish, leftOver: () => leftOver, provisional: () => provisional }
 }
+
+const pendingOf = (
+  candidate: Candidate,
+  hit: Hits.Line,
+  at: FirstMatch.Unplaced,
+  ordinal: number
+): FirstMatch.Pending => ({
+  relative: candidate.relative,
+  file: { display: candidate.display, absolute: candidate.absolute },
+  line: hit.line,
+  ordinal,
+  at
+})
+
+/** What placing first matches needs of a search. */
+const locateInput = (c: Omit<CollectInput, "candidates">): FirstMatch.LocateInput => ({
+  rg: c.rg,
+  cwd: c.cwd,
+  stdin: c.stdin,
+  pattern: c.pattern,
+  flags: c.flags,
+  finder: c.finder,
+  columnFlags: Hits.modeFlags("content", c.budgets.maxLineChars, true),
+  maxTextBytes: Hits.maxColumns(c.budgets.maxLineChars) + 64,
+  runFailure: (exit, files) => Hits.runFailure(c, exit, files)
+})
+
+/**
+ * Places the first match of the unplaced lines of `files` (a run's, in search order): each
+ * becomes a line with a window to show (its match lies past the clip) or a plain clipped one.
+ */
+const place = (
+  c: CollectInput,
+  files: ReadonlyArray<{ readonly candidate: Candidate; readonly hits: Hits.FileHits }>
+) =>
+  Effect.gen(function* () {
+    const pending: Array<FirstMatch.Pending> = []
+    const where: Array<{ readonly lines: Array<Hits.Line>; readonly index: number }> = []
+    for (const { candidate, hits } of files) {
+      let ordinal = 0
+      hits.lines.forEach((hit, index) => {
+        if (!hit.context) ordinal++
+        if (hit.unplaced === undefined) return
+        pending.push(pendingOf(candidate, hit, hit.unplaced, ordinal))
+        where.push({ lines: hits.lines, index })
+      })
+    }
+    if (pending.length === 0) return
+    const placed = yield* FirstMatch.locate(locateInput(c), pending)
+    placed.forEach((at, k) => {
+      const { index, lines } = where[k]!
+      const { unplaced, ...line } = lines[index]!
+      lines[index] =
+        at === undefined || unplaced === undefined
+          ? line
+          : { ...line, hidden: { lineByte: unplaced.lineByte, matchByte: unplaced.lineByte + at } }
+    })
+  })
 
 /** Every candidate from `from` on, in order. */
 const allFrom = (candidates: Candidates, from: number): Array<Candidate> => {
@@ -260,6 +326,14 @@ export const collect = (
         Math.max(0, budgets.searchMaxBytes - gate.bytes())
       )
       const files = typeof run.files === "function" ? (hits.size > 0 ? run.files() : []) : run.files
+      if (mode === "content" && hits.size > 0)
+        yield* place(
+          c,
+          files.flatMap((candidate) => {
+            const found = hits.get(candidate.relative)
+            return found === undefined ? [] : [{ candidate, hits: found }]
+          })
+        )
       for (let at = 0; at < files.length && hits.size > 0; at++) {
         const found = hits.get(files[at]!.relative)
         if (found !== undefined && !result.offer(files[at]!, found)) break
@@ -270,6 +344,21 @@ export const collect = (
     return result.finish()
   })
 
+type WalkInput = Omit<CollectInput, "candidates"> & {
+  /** The directory's real path (ripgrep starts in `cwd`, the pinned directory), how its files are shown. */
+  readonly root: string
+  readonly displayPrefix: string
+  /** Flags choosing the files (e.g. `--type=ts`); the glob is applied here, as a listing's. */
+  readonly selection: ReadonlyArray<string>
+  readonly keep: ((relative: string) => boolean) | undefined
+}
+
+type WalkError =
+  | ToolError.ToolPatternInvalid
+  | ToolError.ToolSpawnFailed
+  | ToolError.ToolInvalidInput
+  | ToolError.ToolMemoryLimit
+
 /**
  * The one-shot search of a directory without a file index: a single ripgrep run walks it newest
  * first (`--sortr=modified`, which dates every file before it searches, as a listing would) and
@@ -279,24 +368,23 @@ export const collect = (
  * time shows up and then offered by path, as the order requires (rules S1). The run is stopped
  * as soon as the result is capped. One process per call: the listing, the batches and the
  * pattern's validation are that run.
+ *
+ * Its files are offered while it runs, so a clipped line whose first match is not placed yet is
+ * offered as shown by its clip; once the run ended those lines (of the result, and the one past
+ * it) are placed, and should one of them need a window (its match lies past the clip, which
+ * changes its size) the walk runs again with columns, as it ran before lines were placed.
  */
-export const collectWalk = (
-  c: Omit<CollectInput, "candidates"> & {
-    /** The directory's real path (ripgrep starts in `cwd`, the pinned directory), how its files are shown. */
-    readonly root: string
-    readonly displayPrefix: string
-    /** Flags choosing the files (e.g. `--type=ts`); the glob is applied here, as a listing's. */
-    readonly selection: ReadonlyArray<string>
-    readonly keep: ((relative: string) => boolean) | undefined
-  }
-): Effect.Effect<
-  Collected,
-  | ToolError.ToolPatternInvalid
-  | ToolError.ToolSpawnFailed
-  | ToolError.ToolInvalidInput
-  | ToolError.ToolMemoryLimit,
-  Supervisor.Supervisor
-> =>
+export const collectWalk = (c: WalkInput): Effect.Effect<Collected, WalkError, Supervisor.Supervisor> =>
+  Effect.gen(function* () {
+    const first = yield* walkOnce(c)
+    const provisional = first.provisional()
+    if (provisional.length === 0) return first.finish()
+    const placed = yield* FirstMatch.locate(locateInput(c), provisional)
+    if (placed.every((at) => at === undefined)) return first.finish()
+    return (yield* walkOnce({ ...c, finder: { ...c.finder, columns: true } })).finish()
+  })
+
+const walkOnce = (c: WalkInput) =>
   Effect.gen(function* () {
     const { budgets, mode } = c
     const result = makeResult({ ...c, candidates: { at: () => undefined } })
@@ -385,9 +473,9 @@ export const collectWalk = (
         return
       }
       if (file.hits.lines.length > entriesLeft()) return
-      Hits.addLine(file.hits, record, columns, maxLineChars)
+      Hits.addLine(file.hits, record, columns, maxLineChars, c.finder)
     }
-    const decoder = Records.decoder(mode, columns + 64, onRecord)
+    const decoder = Records.decoder(mode, columns + 64, onRecord, c.finder.columns)
     const exit = yield* Hits.runInto(
       c,
       [
@@ -395,7 +483,7 @@ export const collectWalk = (
         // a walked file is searched as a named one is (not abandoned at a late NUL byte); before
         // the mode's flags: content mode's --text overrides it
         "--binary",
-        ...Hits.modeFlags(mode, maxLineChars),
+        ...Hits.modeFlags(mode, maxLineChars, c.finder.columns),
         ...(mode === "content" ? [`--max-count=${entryCap + 1}`] : []),
         "--sortr=modified",
         ...c.selection,
@@ -413,7 +501,7 @@ export const collectWalk = (
       close()
       if (!done) flush()
     }
-    return result.finish()
+    return result
   })
 
 /**

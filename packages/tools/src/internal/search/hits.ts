@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import { type Budgets, LineClip, ToolError, Utf8 } from "@toolcap/limits"
 import * as Binary from "../../Binary.js"
 import type * as Supervisor from "../../Supervisor.js"
+import type * as FirstMatch from "./firstMatch.js"
 import type { Candidate } from "./list.js"
 import * as Memory from "./memory.js"
 import * as Records from "./records.js"
@@ -29,6 +30,11 @@ export interface Line {
    * start and of that match, so the result can show a window around the match instead.
    */
   readonly hidden?: { readonly lineByte: number; readonly matchByte: number } | undefined
+  /**
+   * A clipped matching line of a run without columns whose first match is not placed yet
+   * (`./firstMatch.ts`): until it is, the line counts as shown by its clip.
+   */
+  readonly unplaced?: FirstMatch.Unplaced | undefined
 }
 
 export interface FileHits {
@@ -46,8 +52,11 @@ export const isBinary = (candidate: Candidate, budgets: Budgets.BudgetsValue): b
     Binary.detectSync(candidate.absolute, budgets.binarySniffBytes, budgets.binaryNonPrintableRatio)
   )
 
-/** The flags that make ripgrep print only what `mode` returns. */
-export const modeFlags = (mode: Mode, maxLineChars: number): ReadonlyArray<string> =>
+/**
+ * The flags that make ripgrep print only what `mode` returns; `columns`: content lines with their
+ * first match's column (which costs ripgrep finding every match of the line, `./firstMatch.ts`).
+ */
+export const modeFlags = (mode: Mode, maxLineChars: number, columns: boolean): ReadonlyArray<string> =>
   mode === "filesWithMatches"
     ? ["--files-with-matches", "--null"]
     : mode === "count"
@@ -60,7 +69,7 @@ export const modeFlags = (mode: Mode, maxLineChars: number): ReadonlyArray<strin
           "--with-filename",
           "--null",
           "--line-number",
-          "--column",
+          ...(columns ? ["--column"] : []),
           "--byte-offset",
           "--no-heading",
           "--no-context-separator",
@@ -76,18 +85,35 @@ export const modeFlags = (mode: Mode, maxLineChars: number): ReadonlyArray<strin
  */
 export const maxColumns = (maxLineChars: number): number => 4 * maxLineChars + 4
 
-/** Adds a content record's line to `file`, clipped as results show it; its rendered size. */
+/**
+ * Adds a content record's line to `file`, clipped as results show it; its rendered size. A
+ * clipped matching line whose record has no column is placed by `finder` from its printed start,
+ * or left `unplaced`.
+ */
 export const addLine = (
   file: FileHits,
   record: Records.SearchRecord,
   columns: number,
-  maxLineChars: number
+  maxLineChars: number,
+  finder: FirstMatch.Finder
 ): number => {
   const { bytes, preview } = Records.lineBytes(record.text, columns)
   const clip = LineClip.clipLine(Utf8.decode(bytes), maxLineChars)
   const size = Buffer.byteLength(`:${record.line}:${clip.text}`) + 1
   const clipped = preview || clip.clippedLines > 0
   const keptBytes = Buffer.byteLength(clip.text)
+  let matchAt: number | undefined
+  let unplaced: FirstMatch.Unplaced | undefined
+  if (clipped && record.isMatch) {
+    if (record.column > 0) matchAt = record.column - 1
+    else {
+      // a whole line keeps its final \r: the pattern sees it
+      const line = { lineByte: record.byte, keptBytes, head: preview ? bytes : record.text, whole: !preview }
+      const placed = finder.inHead(line)
+      if (placed === undefined) unplaced = line
+      else if (placed !== "inside") matchAt = placed
+    }
+  }
   file.lines.push({
     line: record.line,
     text: clip.text,
@@ -95,9 +121,10 @@ export const addLine = (
     clipped,
     clipByte: record.byte + keptBytes,
     size,
-    ...(clipped && record.isMatch && record.column - 1 >= keptBytes
-      ? { hidden: { lineByte: record.byte, matchByte: record.byte + record.column - 1 } }
-      : {})
+    ...(matchAt !== undefined && matchAt >= keptBytes
+      ? { hidden: { lineByte: record.byte, matchByte: record.byte + matchAt } }
+      : {}),
+    ...(unplaced !== undefined ? { unplaced } : {})
   })
   file.bytes += size
   return size

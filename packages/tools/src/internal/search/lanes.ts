@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as os from "node:os"
 import type { Budgets, ToolError } from "@toolcap/limits"
 import type * as Supervisor from "../../Supervisor.js"
+import type * as FirstMatch from "./firstMatch.js"
 import * as Hits from "./hits.js"
 import type { Candidate } from "./list.js"
 import * as Records from "./records.js"
@@ -56,6 +57,7 @@ export interface LaneSearch {
   readonly stdin: string | undefined
   readonly pattern: string
   readonly budgets: Budgets.BudgetsValue
+  readonly finder: FirstMatch.Finder
 }
 
 /** One run's files. */
@@ -199,7 +201,7 @@ export const searchOrdered = (
       }
       // only what could still be shown is kept (one entry more, to know the result is capped)
       if (file.lines.length > entriesLeft || file.bytes > bytesLeft) return
-      retained += Hits.addLine(file, record, columns, maxLineChars)
+      retained += Hits.addLine(file, record, columns, maxLineChars, c.finder)
       if (retained > retentionLimit) prune()
     }
 
@@ -209,7 +211,7 @@ export const searchOrdered = (
       (lane) => {
         const files: Array<string> = []
         if (!walk) for (let at = lane; at < batchOf().length; at += lanes) files.push(batchOf()[at]!.relative)
-        const decoder = Records.decoder(mode, columns + 64, onRecord(lane))
+        const decoder = Records.decoder(mode, columns + 64, onRecord(lane), c.finder.columns)
         return Hits.runInto(
           c,
           [
@@ -217,7 +219,7 @@ export const searchOrdered = (
             // a walked file is searched as a named one is (not abandoned at a late NUL byte);
             // before the mode's flags: content mode's --text overrides it
             ...(walk ? ["--binary"] : []),
-            ...Hits.modeFlags(mode, maxLineChars),
+            ...Hits.modeFlags(mode, maxLineChars, c.finder.columns),
             ...maxCount,
             // on one thread ripgrep prints the files in the order given
             ...(walk

@@ -4,9 +4,10 @@
  *
  * - files: `--files-with-matches --null` prints `PATH\0` per file;
  * - count: `--count --with-filename --null` prints `PATH\0COUNT\n`;
- * - content: `--with-filename --null --line-number --column --byte-offset --no-heading` prints
- *   `PATH\0LINE:COLUMN:BYTE:TEXT\n` for a matching line and `PATH\0LINE-BYTE-TEXT\n` for a context
- *   line (ripgrep gives a column to matches only), TEXT cut by `--max-columns` to a preview.
+ * - content: `--with-filename --null --line-number --byte-offset --no-heading` prints
+ *   `PATH\0LINE:BYTE:TEXT\n` for a matching line and `PATH\0LINE-BYTE-TEXT\n` for a context
+ *   line, TEXT cut by `--max-columns` to a preview; with `--column` a matching line's record is
+ *   `PATH\0LINE:COLUMN:BYTE:TEXT\n` (ripgrep gives a column to matches only).
  *
  * A path may hold any byte but NUL (a newline too), and TEXT never holds a newline, so the first
  * NUL ends the path and the next newline ends the record. Memory per record is bounded: a path
@@ -25,7 +26,10 @@ export interface SearchRecord {
   readonly line: number
   /** content mode: byte offset of the line's start in the file. */
   readonly byte: number
-  /** content mode, a matching line: 1-based byte column of its first match; 0 otherwise. */
+  /**
+   * content mode, a matching line: 1-based byte column of its first match when the run was asked
+   * for columns; 0 otherwise (not asked for, or a context line).
+   */
   readonly column: number
   /** content mode: a matching line (else a context line). */
   readonly isMatch: boolean
@@ -49,15 +53,18 @@ const decimal = (bytes: Buffer, at: number): [number, number] => {
   return k === at ? [0, -1] : [value, k]
 }
 
-/** Decodes `LINE:COLUMN:BYTE:TEXT` / `LINE-BYTE-TEXT`; undefined when the record is not of that shape. */
-const decodeContent = (rest: Buffer): Omit<SearchRecord, "path" | "count"> | undefined => {
+/**
+ * Decodes `LINE:COLUMN:BYTE:TEXT` (`LINE:BYTE:TEXT` without `columns`) / `LINE-BYTE-TEXT`;
+ * undefined when the record is not of that shape.
+ */
+const decodeContent = (rest: Buffer, columns: boolean): Omit<SearchRecord, "path" | "count"> | undefined => {
   const [line, afterLine] = decimal(rest, 0)
   if (afterLine === -1) return undefined
   const separator = rest[afterLine]
   if (separator !== COLON && separator !== DASH) return undefined
   let at = afterLine + 1
   let column = 0
-  if (separator === COLON) {
+  if (separator === COLON && columns) {
     const [first, afterColumn] = decimal(rest, at)
     if (afterColumn === -1 || rest[afterColumn] !== COLON) return undefined
     column = first
@@ -72,8 +79,14 @@ const EMPTY = Buffer.alloc(0)
 
 /**
  * A streaming decoder of one run's stdout for `mode`; `onRecord` gets every record in order.
+ * `columns`: the run was given `--column` (content mode).
  */
-export const decoder = (mode: Mode, maxTextBytes: number, onRecord: (record: SearchRecord) => void) => {
+export const decoder = (
+  mode: Mode,
+  maxTextBytes: number,
+  onRecord: (record: SearchRecord) => void,
+  columns = false
+) => {
   let inPath = true
   let path: Array<Buffer> = []
   let rest: Array<Buffer> = []
@@ -91,7 +104,7 @@ export const decoder = (mode: Mode, maxTextBytes: number, onRecord: (record: Sea
         onRecord({ path: pathText, count, line: 0, byte: 0, column: 0, isMatch: true, text: EMPTY })
       return
     }
-    const decoded = decodeContent(body)
+    const decoded = decodeContent(body, columns)
     if (decoded !== undefined) onRecord({ path: pathText, count: 1, ...decoded })
   }
 
