@@ -201,12 +201,13 @@ const PENDING_MAX = 256
  * otherwise (the read needs the renderer). A colour code the read ends in (complete or not) is
  * `pending`, to prepend to the next read. Rendering the read is rendering `plain` (an SGR
  * sequence changes no cell, the renderer only counts it) with `colourCodes` more colour codes.
- * Works on a latin1 view of the bytes, so UTF-8 passes through byte for byte.
+ * Works on a latin1 view of the bytes, so UTF-8 passes through byte for byte. With `into` (at
+ * least as long as `bytes`), `plain` is a view of it, valid until the caller reuses it.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const stripColour = (bytes: Uint8Array): Stripped | undefined => {
+export const stripColour = (bytes: Uint8Array, into?: Uint8Array): Stripped | undefined => {
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
   let pending: Uint8Array = EMPTY
   const last = text.lastIndexOf("\x1b")
@@ -216,7 +217,13 @@ export const stripColour = (bytes: Uint8Array): Stripped | undefined => {
   }
   let escapes = 0
   for (let at = text.indexOf("\x1b"); at !== -1; at = text.indexOf("\x1b", at + 1)) escapes++
-  const plain = Buffer.from(escapes === 0 ? text : text.replace(SGR, ""), "latin1")
+  const left = escapes === 0 ? text : text.replace(SGR, "")
+  // written into the caller's buffer when it has room: a fresh buffer per read costs more (in
+  // garbage collection) than removing the codes
+  const plain =
+    into !== undefined && into.byteLength >= left.length
+      ? into.subarray(0, Buffer.from(into.buffer, into.byteOffset, into.byteLength).write(left, 0, "latin1"))
+      : Buffer.from(left, "latin1")
   // an escape left (not a colour code) or any other control: the renderer's work
   if (Newlines.firstControl(plain) !== -1) return undefined
   return { plain, colourCodes: escapes, pending }

@@ -393,6 +393,9 @@ describe("Terminal", () => {
         expected.counts
       )
       assert.strictEqual(Terminal.firstControl(stripped.plain), -1)
+      // written into a caller's buffer: the same bytes
+      const into = new Uint8Array(bytes.length + 3).fill(0x2a)
+      assert.deepStrictEqual(Array.from(Terminal.stripColour(bytes, into)!.plain), Array.from(stripped.plain))
     },
     { fastCheck: { numRuns: 2000 } }
   )

@@ -70,8 +70,9 @@ export const make = (captures: ReadonlyArray<Sink>): RenderedStream => {
   // the plain output held back, [0, held) of `window`
   let window = new Uint8Array(0)
   let held = 0
-  const hold = (bytes: Uint8Array) => {
-    if (held === 0 && bytes.length >= WINDOW_BYTES) {
+  // `reused`: the bytes are a buffer this stream writes again, so they are copied, never fed as they are
+  const hold = (bytes: Uint8Array, reused = false) => {
+    if (!reused && held === 0 && bytes.length >= WINDOW_BYTES) {
       // a large read: what is before its window is final as it is, without a copy
       const start = windowStart(bytes, bytes.length)
       feed(bytes.subarray(0, start))
@@ -99,6 +100,8 @@ export const make = (captures: ReadonlyArray<Sink>): RenderedStream => {
   // cell), counted here; a code a read ends in waits for the next read
   let colourCodes = 0
   let pending: Uint8Array = new Uint8Array(0)
+  // where the colour fast path writes a read's plain bytes, reused read after read
+  let scratch = new Uint8Array(0)
   const start = () => {
     renderer = Terminal.make()
     decoder = new StringDecoder("utf8")
@@ -117,12 +120,13 @@ export const make = (captures: ReadonlyArray<Sink>): RenderedStream => {
           return
         }
         const read = pending.length === 0 ? bytes : Buffer.concat([pending, bytes])
-        const stripped = Terminal.stripColour(read)
+        if (scratch.length < read.length) scratch = new Uint8Array(read.length)
+        const stripped = Terminal.stripColour(read, scratch)
         if (stripped !== undefined) {
           colourCodes += stripped.colourCodes
           // a copy: the pending bytes are a view of a read the caller may reuse
           pending = stripped.pending.length === 0 ? stripped.pending : Uint8Array.from(stripped.pending)
-          if (stripped.plain.length > 0) hold(stripped.plain)
+          if (stripped.plain.length > 0) hold(stripped.plain, true)
           return
         }
         pending = new Uint8Array(0)
