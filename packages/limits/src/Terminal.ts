@@ -166,3 +166,67 @@ export const changed = (counts: Counts): boolean => counts.colourCodes > 0 || ch
  * @category constructors
  */
 export const firstControl = (bytes: Uint8Array): number => Newlines.firstControl(bytes)
+
+/**
+ * What `stripColour` made of a read whose only escape sequences are colour codes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stripped {
+  /** The read without its complete SGR sequences: text with no byte rendering acts on. */
+  readonly plain: Uint8Array
+  /** The SGR sequences removed. */
+  readonly colourCodes: number
+  /** The colour code the read ends in, complete or cut short (`ESC`, `ESC[3` …), for the next read; empty when none. */
+  readonly pending: Uint8Array
+}
+
+// a complete SGR sequence as the renderer's ground state parses it: ESC [ digits ; : then m (no
+// prefix, no intermediate); the renderer only counts it. Not one a UTF-8 continuation byte follows:
+// removing it would join the bytes around it into a character the renderer (which decodes them
+// apart, each to U+FFFD) never shows
+// oxlint-disable-next-line no-control-regex -- the control character is what is matched
+const SGR = /\x1b\[[0-9;:]*m(?![\x80-\xbf])/g
+// one the read ends in, complete or cut short: held back, the next read's first byte decides
+// oxlint-disable-next-line no-control-regex -- the control character is what is matched
+const SGR_TAIL = /^\x1b(?:\[[0-9;:]*m?)?$/
+// a sequence at the end longer than this is not held back: the renderer takes it (a real colour
+// code has a few dozen parameter bytes; 32 parameters of 5 digits fit)
+const PENDING_MAX = 256
+
+/**
+ * The fast path for coloured output: UTF-8 `bytes` (a read, in the renderer's ground state) with
+ * every complete `ESC[…m` removed, when what is left holds no byte rendering acts on; undefined
+ * otherwise (the read needs the renderer). A colour code the read ends in (complete or not) is
+ * `pending`, to prepend to the next read. Rendering the read is rendering `plain` (an SGR
+ * sequence changes no cell, the renderer only counts it) with `colourCodes` more colour codes.
+ * Works on a latin1 view of the bytes, so UTF-8 passes through byte for byte. With `into` (at
+ * least as long as `bytes`), `plain` is a view of it, valid until the caller reuses it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stripColour = (bytes: Uint8Array, into?: Uint8Array): Stripped | undefined => {
+  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
+  let pending: Uint8Array = EMPTY
+  const last = text.lastIndexOf("\x1b")
+  if (last !== -1 && text.length - last <= PENDING_MAX && SGR_TAIL.test(text.slice(last))) {
+    pending = bytes.subarray(last)
+    text = text.slice(0, last)
+  }
+  let escapes = 0
+  for (let at = text.indexOf("\x1b"); at !== -1; at = text.indexOf("\x1b", at + 1)) escapes++
+  const left = escapes === 0 ? text : text.replace(SGR, "")
+  // written into the caller's buffer when it has room: a fresh buffer per read costs more (in
+  // garbage collection) than removing the codes
+  const plain =
+    into !== undefined && into.byteLength >= left.length
+      ? into.subarray(0, Buffer.from(into.buffer, into.byteOffset, into.byteLength).write(left, 0, "latin1"))
+      : Buffer.from(left, "latin1")
+  // an escape left (not a colour code) or any other control: the renderer's work
+  if (Newlines.firstControl(plain) !== -1) return undefined
+  return { plain, colourCodes: escapes, pending }
+}
+
+const EMPTY = new Uint8Array(0)

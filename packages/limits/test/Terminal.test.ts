@@ -342,4 +342,72 @@ describe("Terminal", () => {
     assert.deepStrictEqual(out, ["red: R\n"])
     assert.strictEqual(renderer.counts().colourCodes, 1)
   })
+
+  it.prop(
+    "stripColour: rendering the plain bytes it leaves, plus its colour codes, is rendering the read",
+    {
+      parts: fc.array(
+        fc.oneof(
+          { weight: 6, arbitrary: textRun.map((text) => Array.from(Buffer.from(text, "utf8"))) },
+          {
+            weight: 5,
+            arbitrary: fc
+              .constantFrom(`${CSI}31m`, `${CSI}0m`, `${CSI}m`, `${CSI}1;32m`, `${CSI}38:5:208m`, "\n", "\t")
+              .map((text) => Array.from(Buffer.from(text, "latin1")))
+          },
+          // what the fast path must leave to the renderer, and UTF-8 cut apart
+          {
+            weight: 2,
+            arbitrary: fc.constantFrom(
+              [0x1b],
+              [0x1b, 0x5b],
+              [0x1b, 0x5b, 0x3f, 0x32, 0x35, 0x6c],
+              [0x1b, 0x5b, 0x32, 0x4b],
+              [0x0d],
+              [0xc2, 0x9b],
+              [0xc2],
+              [0xc3],
+              [0xa9],
+              [0xe2, 0x82],
+              [0xf0, 0x9f, 0x98]
+            )
+          }
+        ),
+        { maxLength: 30 }
+      )
+    },
+    ({ parts }) => {
+      const bytes = Uint8Array.from(parts.flat())
+      const stripped = Terminal.stripColour(bytes)
+      if (stripped === undefined) return
+      const expected = Terminal.render(Buffer.from(bytes).toString("utf8"))
+      const rest = Terminal.render(Buffer.from(stripped.plain).toString("utf8"))
+      const last = Terminal.render(Buffer.from(stripped.pending).toString("utf8"))
+      assert.strictEqual(rest.text + last.text, expected.text)
+      assert.deepStrictEqual(
+        {
+          ...rest.counts,
+          colourCodes: rest.counts.colourCodes + stripped.colourCodes + last.counts.colourCodes,
+          otherSequences: rest.counts.otherSequences + last.counts.otherSequences
+        },
+        expected.counts
+      )
+      assert.strictEqual(Terminal.firstControl(stripped.plain), -1)
+      // written into a caller's buffer: the same bytes
+      const into = new Uint8Array(bytes.length + 3).fill(0x2a)
+      assert.deepStrictEqual(Array.from(Terminal.stripColour(bytes, into)!.plain), Array.from(stripped.plain))
+    },
+    { fastCheck: { numRuns: 2000 } }
+  )
+
+  it("stripColour removes each colour code of coloured lines and leaves other sequences to the renderer", () => {
+    const line = `${CSI}32mok${CSI}0m\n`
+    const stripped = Terminal.stripColour(Buffer.from(line.repeat(3) + `${CSI}1`, "latin1"))!
+    assert.strictEqual(Buffer.from(stripped.plain).toString("latin1"), "ok\n".repeat(3))
+    assert.strictEqual(stripped.colourCodes, 6)
+    assert.strictEqual(Buffer.from(stripped.pending).toString("latin1"), `${CSI}1`)
+    assert.isUndefined(Terminal.stripColour(Buffer.from(`a${CSI}2Kb`, "latin1")))
+    // a continuation byte after the code: removing it would join the bytes around it
+    assert.isUndefined(Terminal.stripColour(Uint8Array.from([0xc3, 0x1b, 0x5b, 0x6d, 0xa9])))
+  })
 })

@@ -26,7 +26,12 @@ const piece = FastCheck.oneof(
     "\n"
   ),
   // plain output larger than the window held back, so rendering begins after the hold released some
-  FastCheck.integer({ min: 1, max: 3000 }).map((lines) => "plain line of output\n".repeat(lines))
+  FastCheck.integer({ min: 1, max: 3000 }).map((lines) => "plain line of output\n".repeat(lines)),
+  // coloured lines only (the colour fast path), codes split across reads anywhere
+  FastCheck.integer({ min: 1, max: 3000 }).map((lines) =>
+    `${ESC}[32mcoloured é line${ESC}[0m\n`.repeat(lines)
+  ),
+  FastCheck.constantFrom(`${ESC}[1;38;5;208m`, `${ESC}[m`, `${ESC}[?25l`, "日")
 )
 const stream = FastCheck.array(piece, { maxLength: 12 }).map((pieces) => pieces.join(""))
 const reads = (bytes: Uint8Array, sizes: ReadonlyArray<number>): Array<Uint8Array> => {

@@ -70,8 +70,9 @@ export const make = (captures: ReadonlyArray<Sink>): RenderedStream => {
   // the plain output held back, [0, held) of `window`
   let window = new Uint8Array(0)
   let held = 0
-  const hold = (bytes: Uint8Array) => {
-    if (held === 0 && bytes.length >= WINDOW_BYTES) {
+  // `reused`: the bytes are a buffer this stream writes again, so they are copied, never fed as they are
+  const hold = (bytes: Uint8Array, reused = false) => {
+    if (!reused && held === 0 && bytes.length >= WINDOW_BYTES) {
       // a large read: what is before its window is final as it is, without a copy
       const start = windowStart(bytes, bytes.length)
       feed(bytes.subarray(0, start))
@@ -92,25 +93,50 @@ export const make = (captures: ReadonlyArray<Sink>): RenderedStream => {
     }
   }
   const render = (bytes: Uint8Array) => {
+    if (bytes.length === 0) return
     feedLines(renderer!.push(decoder!.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))))
+  }
+  // coloured output before rendering begins: colour codes removed from the bytes (they change no
+  // cell), counted here; a code a read ends in waits for the next read
+  let colourCodes = 0
+  let pending: Uint8Array = new Uint8Array(0)
+  // where the colour fast path writes a read's plain bytes, reused read after read
+  let scratch = new Uint8Array(0)
+  const start = () => {
+    renderer = Terminal.make()
+    decoder = new StringDecoder("utf8")
+    render(window.subarray(0, held))
+    window = new Uint8Array(0)
+    held = 0
+    render(pending)
+    pending = new Uint8Array(0)
   }
   return {
     push(bytes) {
       if (bytes.length === 0) return
       if (renderer === undefined) {
-        if (Terminal.firstControl(bytes) === -1) {
+        if (pending.length === 0 && Terminal.firstControl(bytes) === -1) {
           hold(bytes)
           return
         }
-        renderer = Terminal.make()
-        decoder = new StringDecoder("utf8")
-        render(window.subarray(0, held))
-        window = new Uint8Array(0)
-        held = 0
+        const read = pending.length === 0 ? bytes : Buffer.concat([pending, bytes])
+        if (scratch.length < read.length) scratch = new Uint8Array(read.length)
+        const stripped = Terminal.stripColour(read, scratch)
+        if (stripped !== undefined) {
+          colourCodes += stripped.colourCodes
+          // a copy: the pending bytes are a view of a read the caller may reuse
+          pending = stripped.pending.length === 0 ? stripped.pending : Uint8Array.from(stripped.pending)
+          if (stripped.plain.length > 0) hold(stripped.plain, true)
+          return
+        }
+        pending = new Uint8Array(0)
+        start()
+        bytes = read
       }
       render(bytes)
     },
     finish() {
+      if (renderer === undefined && pending.length > 0) start()
       if (renderer === undefined) {
         feed(window.subarray(0, held))
         held = 0
@@ -118,6 +144,9 @@ export const make = (captures: ReadonlyArray<Sink>): RenderedStream => {
       }
       feedLines([...renderer.push(decoder!.end()), ...renderer.end()])
     },
-    counts: () => renderer?.counts() ?? Terminal.noCounts
+    counts: () => {
+      const counts = renderer?.counts() ?? Terminal.noCounts
+      return colourCodes === 0 ? counts : { ...counts, colourCodes: counts.colourCodes + colourCodes }
+    }
   }
 }
