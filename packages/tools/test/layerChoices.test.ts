@@ -103,7 +103,7 @@ describe("Supervisor.layer({ launcher: false })", () => {
       writeTree(env.workspace, { "a.ts": "needle\n", "b/c.ts": "needle\n" })
       const grepped = yield* Grep.grep({ pattern: "needle" }).pipe(Effect.provide(env.context))
       const globbed = yield* Glob.glob({ pattern: "**/*.ts" }).pipe(Effect.provide(env.context))
-      assert.strictEqual(grepped.files.length, 2)
+      assert.strictEqual(grepped.count, 2)
       assert.strictEqual(globbed.matches.length, 2)
       for (const guard of [grepped.guard, globbed.guard]) {
         assert.deepInclude(guard, { launcher: false, landlockRead: false })
