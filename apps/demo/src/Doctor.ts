@@ -56,7 +56,7 @@ const LAUNCHER_SOURCE: Record<Confinement.LauncherSource, string> = {
 }
 
 const launcher = (): Check => {
-  const found = Confinement.launcher
+  const found = Effect.runSync(Confinement.launcher)
   switch (found.kind) {
     case "found":
       return {

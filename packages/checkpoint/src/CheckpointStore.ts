@@ -78,12 +78,14 @@ const sessionHeads: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.
   const rows = yield* sql<{ session_id: string; seq: number; body: string }>`
     SELECT session_id, seq, body FROM transcript_messages ORDER BY session_id, seq`
   const heads = new Map<string, Record.Head>()
+  const into = Record.slab()
   for (const row of rows) {
     const previous = heads.get(row.session_id)?.prefix ?? ""
     const { digest, prefix } = Record.messageRow(
       JSON.parse(row.body) as Transcript.Message,
       row.seq,
-      previous
+      previous,
+      into
     )
     heads.set(row.session_id, { length: row.seq + 1, prefix })
     yield* sql`UPDATE transcript_messages SET digest = ${digest}, prefix = ${prefix}

@@ -30,6 +30,7 @@ import type { Workspace } from "./Workspace.js"
 import * as Landlock from "./internal/supervisor/landlock.js"
 import * as Confine from "./internal/supervisor/confine.js"
 import * as LauncherPath from "./internal/supervisor/launcherPath.js"
+import * as Settings from "./internal/supervisor/settings.js"
 
 /**
  * How reads are confined here.
@@ -62,20 +63,23 @@ export type Launcher = LauncherPath.Resolved
 export type LauncherSource = LauncherPath.Source
 
 /**
- * The launcher, resolved once when the package loads.
+ * The launcher, resolved when run (never when the package loads), `TOOLCAP_LAUNCHER` read from
+ * the `ConfigProvider`. A layer resolves its own once; this answers what a layer here would find.
  *
  * @since 0.1.0
- * @category models
+ * @category constructors
  */
-export const launcher: Launcher = LauncherPath.launcher
+export const launcher: Effect.Effect<Launcher> = Effect.map(Effect.orDie(Settings.read), (settings) =>
+  LauncherPath.here(settings.launcher)
+)
 
 /**
- * The launcher's path (where it was looked for when none is used).
+ * The launcher's path (where it was looked for when none is used), resolved as `launcher` is.
  *
  * @since 0.1.0
- * @category models
+ * @category constructors
  */
-export const launcherPath: string = LauncherPath.launcherPath
+export const launcherPath: Effect.Effect<string> = Effect.map(launcher, (found) => found.path)
 
 /**
  * The environment variable that turns confinement off (`off`), e.g. to compare with the fallback.
@@ -230,9 +234,8 @@ export const guard = (
 ): Effect.Effect<Guard, never, Supervisor.Supervisor> =>
   Effect.map(support, (mode): Guard => {
     const confined = directories !== undefined && mode.kind === "landlock"
-    // a launcher that failed its probe is not trusted to start ripgrep either
-    const launcherRuns =
-      launcher.kind === "found" && !(mode.kind === "none" && mode.reason.startsWith(Landlock.PROBE_FAILED))
+    // the layer decided: a launcher turned off, missing or failing its probe names none here
+    const launcherRuns = mode.kind === "landlock" || mode.launcher !== undefined
     const launcherUsed = confined || (memoryBytes > 0 && launcherRuns)
     return {
       launcher: launcherUsed,
@@ -255,7 +258,7 @@ export const guard = (
               ...(launcherUsed
                 ? {}
                 : {
-                    reason: `set by /bin/sh's ulimit -d: no launcher (${launcher.kind === "found" ? (mode.kind === "none" ? mode.reason : "not used") : launcher.reason})`
+                    reason: `set by /bin/sh's ulimit -d: no launcher (${mode.kind === "none" ? mode.reason : "not used"})`
                   })
             }
           }
@@ -290,7 +293,7 @@ export const command = (
         if (applied.landlockRead && mode.kind === "landlock")
           for (const directory of [...directories!, executable, "/dev/null", ...allocatorSettings()])
             rules.push("--read", directory)
-        const file = mode.kind === "landlock" ? mode.launcher : launcher.path
+        const file = mode.launcher!
         return { file, args: [...rules, ...memory, "--", executable, ...args], guard: applied }
       }
       // the exit 125 of a refused ceiling is never read as ripgrep's own exit 2

@@ -37,6 +37,7 @@ import * as Admission from "./internal/supervisor/admission.js"
 import * as Fake from "./internal/supervisor/fake.js"
 import * as Group from "./internal/supervisor/group.js"
 import * as Real from "./internal/supervisor/supervisor.js"
+import * as Settings from "./internal/supervisor/settings.js"
 
 /**
  * The environment variable that forces a tier: `group` forces the fallback; `cgroup` or unset
@@ -45,7 +46,7 @@ import * as Real from "./internal/supervisor/supervisor.js"
  * @since 0.1.0
  * @category models
  */
-export const containmentVariable = "TOOLCAP_CONTAINMENT"
+export const containmentVariable: "TOOLCAP_CONTAINMENT" = Settings.variables.containment.name
 
 /**
  * The environment variable that forces the `prologue` entry into the cgroup tier (`prologue`),
@@ -54,7 +55,7 @@ export const containmentVariable = "TOOLCAP_CONTAINMENT"
  * @since 0.1.0
  * @category models
  */
-export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
+export const cgroupEntryVariable: "TOOLCAP_CGROUP_ENTRY" = Settings.variables.cgroupEntry.name
 
 /**
  * The environment variable that turns Landlock scopes off for calls (`off`); see
@@ -63,7 +64,7 @@ export const cgroupEntryVariable = "TOOLCAP_CGROUP_ENTRY"
  * @since 0.1.0
  * @category models
  */
-export const scopesVariable = "TOOLCAP_SCOPES"
+export const scopesVariable: "TOOLCAP_SCOPES" = Settings.variables.scopes.name
 
 /**
  * The environment variable that turns the PID and mount namespaces of calls off (`off`); see
@@ -72,7 +73,7 @@ export const scopesVariable = "TOOLCAP_SCOPES"
  * @since 0.1.0
  * @category models
  */
-export const namespacesVariable = "TOOLCAP_NAMESPACES"
+export const namespacesVariable: "TOOLCAP_NAMESPACES" = Settings.variables.namespaces.name
 
 /**
  * The environment variable that leaves cgroup files writable for calls (`writable`); see
@@ -81,7 +82,7 @@ export const namespacesVariable = "TOOLCAP_NAMESPACES"
  * @since 0.1.0
  * @category models
  */
-export const cgroupfsVariable = "TOOLCAP_CGROUPFS"
+export const cgroupfsVariable: "TOOLCAP_CGROUPFS" = Settings.variables.cgroupfs.name
 
 /**
  * The environment variable that sets how many Bash calls one host runs at once when
@@ -350,7 +351,25 @@ export interface Shell {
  */
 export type Landlock =
   | { readonly kind: "landlock"; readonly abi: number; readonly launcher: string }
-  | { readonly kind: "none"; readonly reason: string }
+  | {
+      readonly kind: "none"
+      readonly reason: string
+      /** Why, as a tag: decisions read this, never the reason's text. */
+      readonly cause: LandlockFallback
+      /** The launcher, when it still runs here (it sets memory ceilings); absent: none is used. */
+      readonly launcher?: string
+    }
+
+/**
+ * Why reads are not confined: turned off (`TOOLCAP_CONFINEMENT=off`), the launcher turned off
+ * (`launcher: false`), no usable launcher, a launcher that failed its probe (then trusted with
+ * nothing), not Linux, a kernel without Landlock, or the fake supervisor.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LandlockFallback =
+  "turned-off" | "launcher-off" | "no-launcher" | "probe-failed" | "not-linux" | "kernel" | "fake"
 
 /**
  * How a tree is stopped and how long its release may take: SIGTERM, SIGKILL after `killGraceMs`,

@@ -161,7 +161,7 @@ export const cgroupParent = (): string | undefined => {
  * kernel's Landlock ABI has scopes (6 or later), as its own `--probe` answers.
  */
 export const scopesOffered = (): boolean => {
-  const launcher = Confinement.launcherPath
+  const launcher = Effect.runSync(Confinement.launcherPath)
   if (!fs.existsSync(launcher)) return false
   return Number(spawnSync(launcher, ["--probe"], { encoding: "utf8" }).stdout.trim()) >= 6
 }

@@ -31,7 +31,7 @@ import {
 } from "./bashFixtures.js"
 
 const parent = cgroupParent()
-const launcherBuilt = fs.existsSync(Confinement.launcherPath)
+const launcherBuilt = fs.existsSync(Effect.runSync(Confinement.launcherPath))
 const [major = 0, minor = 0] = os.release().split(".").map(Number)
 /** clone3 with CLONE_INTO_CGROUP exists from Linux 5.7 on. */
 const kernelHasClone3 = major > 5 || (major === 5 && minor >= 7)
@@ -135,7 +135,10 @@ describe("the cgroup entry", () => {
               if (entry === "launcher") {
                 // Node waits on the launcher: outside the cgroup, the shell's parent
                 assert.notStrictEqual(proc.pid, shell)
-                assert.strictEqual(fs.readlinkSync(`/proc/${proc.pid}/exe`), Confinement.launcherPath)
+                assert.strictEqual(
+                  fs.readlinkSync(`/proc/${proc.pid}/exe`),
+                  Effect.runSync(Confinement.launcherPath)
+                )
                 assert.strictEqual(parentPid(shell), proc.pid)
               } else {
                 assert.strictEqual(proc.pid, shell)
@@ -222,7 +225,9 @@ describe("the cgroup entry", () => {
 
 /** This process's children that are launcher servers (`--server`). */
 const servers = () =>
-  processesNamed(`${Confinement.launcherPath} --server`).filter((p) => parentPid(p.pid) === process.pid)
+  processesNamed(`${Effect.runSync(Confinement.launcherPath)} --server`).filter(
+    (p) => parentPid(p.pid) === process.pid
+  )
 
 /**
  * The servers started since `before` (one an earlier test's runner dismissed may still be on its

@@ -6,13 +6,16 @@
  * the same options.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { Confinement } from "@toolcap/tools"
 import * as Confine from "../src/internal/supervisor/confine.js"
 
-const launcher = fs.existsSync(Confinement.launcherPath) ? Confinement.launcherPath : undefined
+const launcher = fs.existsSync(Effect.runSync(Confinement.launcherPath))
+  ? Effect.runSync(Confinement.launcherPath)
+  : undefined
 const MIB = 1024 * 1024
 
 /** Guards as a layer and a call may combine them (scopes only with a launcher, as the layer decides). */

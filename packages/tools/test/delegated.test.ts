@@ -109,7 +109,7 @@ describe.runIf(setup)("cgroupfs attacks as an unprivileged user in a delegated c
         fs.mkdirSync(ws)
         fs.chownSync(ws, uid, uid)
         const launcher = path.join(dir, "toolcap-confine")
-        fs.copyFileSync(Confinement.launcherPath, launcher)
+        fs.copyFileSync(Effect.runSync(Confinement.launcherPath), launcher)
         fs.chmodSync(launcher, 0o755)
         const script = path.join(dir, "host.mjs")
         yield* bundleModule({

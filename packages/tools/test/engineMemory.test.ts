@@ -171,7 +171,7 @@ describe("every Grep and Glob result reports its guard", () => {
   it.scopedLive("the launcher, Landlock's read confinement and the memory ceiling, or why not", () =>
     Effect.gen(function* () {
       const support = yield* Effect.provide(Confinement.support, (yield* searchEnv()).context)
-      const launcherFound = Confinement.launcher.kind === "found"
+      const launcherFound = Effect.runSync(Confinement.launcher).kind === "found"
       for (const [overrides, ceiling] of [
         [{}, CEILING_BYTES],
         [{ engineMemoryMaxBytes: 0 }, undefined]

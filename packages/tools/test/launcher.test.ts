@@ -3,6 +3,7 @@
 // its own children stay within reach; a memory ceiling makes an allocation fail instead of growing;
 // the build is reproducible and covers both Linux architectures where their compilers exist.
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Arr from "effect/Array"
 import * as Order from "effect/Order"
 import { spawn, spawnSync } from "node:child_process"
@@ -13,7 +14,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Confinement } from "@toolcap/tools"
 
-const launcher = Confinement.launcherPath
+const launcher = Effect.runSync(Confinement.launcherPath)
 const built = fs.existsSync(launcher)
 const abi = built ? Number(spawnSync(launcher, ["--probe"], { encoding: "utf8" }).stdout.trim()) : 0
 /** Landlock scopes exist from ABI 6 on. */

@@ -6,6 +6,7 @@
  * says why. Every temp dir (and the noexec mount) is removed.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -143,7 +144,7 @@ describe("the launcher's resolver", () => {
       arch: process.arch,
       moduleFile: path.join(import.meta.dirname, "..", "src", "index.ts")
     })
-    assert.deepStrictEqual(Confinement.launcher, expected)
-    assert.strictEqual(Confinement.launcherPath, expected.path)
+    assert.deepStrictEqual(Effect.runSync(Confinement.launcher), expected)
+    assert.strictEqual(Effect.runSync(Confinement.launcherPath), expected.path)
   })
 })

@@ -48,7 +48,7 @@ export const SESSION_ID = "search-session"
  */
 export const searchEnv = (
   overrides: Partial<Record<Budgets.BudgetField, number>> = {},
-  options: { readonly fileIndex?: boolean } = {}
+  options: { readonly fileIndex?: boolean; readonly supervisor?: Supervisor.Options } = {}
 ) =>
   Effect.gen(function* () {
     const workspace = yield* tempDir("toolcap-ws-")
@@ -56,7 +56,7 @@ export const searchEnv = (
     const external = yield* tempDir("toolcap-ext-")
     const outside = yield* tempDir("toolcap-out-")
     const budgets = Budgets.layerWith(overrides).pipe(Layer.orDie)
-    const supervisor = yield* Supervisor.make()
+    const supervisor = yield* Supervisor.make(options.supervisor)
     const layer = Layer.mergeAll(
       budgets,
       Layer.succeed(Supervisor.Supervisor, supervisor),

@@ -28,7 +28,7 @@ import { cgroupParent, fastGraces, leftoversOfThisWorker, runRecorded, testEnv }
 const RUNS = isLong() ? 10 : 1
 const mount = Procfs.cgroup2()?.mount
 const root = process.getuid?.() === 0
-const launcherBuilt = fs.existsSync(Confinement.launcherPath)
+const launcherBuilt = fs.existsSync(Effect.runSync(Confinement.launcherPath))
 const freezerV1 = fs.existsSync("/sys/fs/cgroup/freezer/freezer.state")
   ? undefined
   : fs.existsSync("/sys/fs/cgroup/freezer/tasks")
@@ -356,7 +356,7 @@ describe.runIf(canDelegate)("as an unprivileged user in a delegated cgroup", () 
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-delegated-"))
     fs.chmodSync(dir, 0o755)
     launcher = path.join(dir, "toolcap-confine")
-    fs.copyFileSync(Confinement.launcherPath, launcher)
+    fs.copyFileSync(Effect.runSync(Confinement.launcherPath), launcher)
     fs.chmodSync(launcher, 0o755)
     fs.mkdirSync(path.join(delegated!, "host"), { recursive: true })
     spawnSync("chown", ["-R", user, delegated!])

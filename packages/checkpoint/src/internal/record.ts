@@ -78,34 +78,42 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
  * Bytes of the buffer rows are encoded into. Messages are encoded one after another into a shared
  * buffer, each row keeping a view of its bytes: a 50 MB transcript is a dozen allocations instead
  * of one per message, which halved the collector's share of a first save. A full buffer is
- * replaced, never reused: the views of rows not yet written keep theirs alive.
+ * replaced, never reused: the views of rows not yet written keep theirs alive. The buffer belongs
+ * to one batch of rows (a `Slab`), allocated when its first row is encoded, never at import.
  */
 const slabBytes = 4 * 1024 * 1024
 
 /** The longest UTF-8 encoding of one UTF-16 code unit. */
 const maxBytesPerUnit = 3
 
-let slab = Buffer.allocUnsafe(slabBytes)
-let used = 0
+/** The buffer one batch of rows is encoded into, and how much of it is used. */
+export interface Slab {
+  buffer: Buffer | undefined
+  used: number
+}
+
+/** An empty slab: its buffer is allocated by its first row. */
+export const slab = (): Slab => ({ buffer: undefined, used: 0 })
 
 /**
- * Writes `head`, a newline and `text` as UTF-8 into the shared buffer, which first gets room for
+ * Writes `head`, a newline and `text` as UTF-8 into the slab's buffer, which first gets room for
  * the longest encoding: returns the buffer, where the record starts, and where its text starts and ends.
  */
-const encodeRecord = (head: string, text: string): readonly [Buffer, number, number, number] => {
+const encodeRecord = (into: Slab, head: string, text: string): readonly [Buffer, number, number, number] => {
   const worst = (head.length + text.length) * maxBytesPerUnit + 1
-  if (slab.length - used < worst) {
-    slab = Buffer.allocUnsafe(
+  if (into.buffer === undefined || into.buffer.length - into.used < worst) {
+    into.buffer = Buffer.allocUnsafe(
       worst <= slabBytes ? slabBytes : Buffer.byteLength(head) + Buffer.byteLength(text) + 1
     )
-    used = 0
+    into.used = 0
   }
-  const start = used
-  const newline = start + slab.write(head, start)
-  slab[newline] = 0x0a
-  const end = newline + 1 + slab.write(text, newline + 1)
-  used = end
-  return [slab, start, newline + 1, end]
+  const buffer = into.buffer
+  const start = into.used
+  const newline = start + buffer.write(head, start)
+  buffer[newline] = 0x0a
+  const end = newline + 1 + buffer.write(text, newline + 1)
+  into.used = end
+  return [buffer, start, newline + 1, end]
 }
 
 /**
@@ -114,10 +122,15 @@ const encodeRecord = (head: string, text: string): readonly [Buffer, number, num
  * text column cannot carry (a NUL; U+FFFD, then checked for a lone surrogate). Such a text is
  * hashed and stored JSON-escaped, marked by a NUL byte no plain text has.
  */
-export const messageRow = (message: Transcript.Message, seq: number, previous: string): MessageRow => {
+export const messageRow = (
+  message: Transcript.Message,
+  seq: number,
+  previous: string,
+  into: Slab
+): MessageRow => {
   const { text, ...envelope } = message
   const head = JSON.stringify(envelope)
-  const [buffer, start, textStart, end] = encodeRecord(head, text)
+  const [buffer, start, textStart, end] = encodeRecord(into, head, text)
   const bytes = buffer.subarray(textStart, end)
   const plain = bytes.indexOf(0) === -1 && (bytes.indexOf(replacement) === -1 || !loneSurrogate.test(text))
   const digest = plain
@@ -148,9 +161,10 @@ export const messageRows = (
   previous: string
 ): Array<MessageRow> => {
   const rows: Array<MessageRow> = []
+  const into = slab()
   let prefix = previous
   for (let seq = from; seq < messages.length; seq++) {
-    const row = messageRow(messages[seq]!, seq, prefix)
+    const row = messageRow(messages[seq]!, seq, prefix, into)
     prefix = row.prefix
     rows.push(row)
   }
@@ -177,9 +191,10 @@ export const rowSource = (
   previous: string
 ): RowSource => {
   const rows: Array<MessageRow> = []
+  const into = slab()
   let prefix = previous
   const next = () => {
-    const row = messageRow(messages[from + rows.length]!, from + rows.length, prefix)
+    const row = messageRow(messages[from + rows.length]!, from + rows.length, prefix, into)
     prefix = row.prefix
     rows.push(row)
     return row

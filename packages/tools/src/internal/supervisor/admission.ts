@@ -12,9 +12,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as os from "node:os"
+import * as Settings from "./settings.js"
 
 /** The environment variable that sets the limit when the layer option does not. */
-export const variable = "TOOLCAP_MAX_CONCURRENT_CALLS"
+export const variable: "TOOLCAP_MAX_CONCURRENT_CALLS" = Settings.variables.maxConcurrentCalls.name
 
 /**
  * Calls admitted at once per core when neither the option nor the variable says. A Bash call
@@ -46,19 +47,16 @@ export const invalid = (value: unknown): string | undefined =>
     : `must be a whole number of at least 1, got ${String(value)}`
 
 /**
- * The limit a host gets: the option, else the variable, else `PER_CORE` per core. An unusable
+ * The limit a host gets: the option, else `raw` (the variable as read through `Config`), else
+ * `PER_CORE` per core. An unusable
  * option or variable is an error naming it (a host that asked for a bound must not run without it).
  */
-export const resolveLimit = (
-  option: number | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env
-): number => {
+export const resolveLimit = (option: number | undefined, raw: string | undefined): number => {
   if (option !== undefined) {
     const reason = invalid(option)
     if (reason !== undefined) throw new RangeError(`Supervisor option maxConcurrentCalls ${reason}`)
     return option
   }
-  const raw = env[variable]
   if (raw !== undefined && raw.trim() !== "") {
     const parsed = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN
     const reason = invalid(parsed)

@@ -23,6 +23,7 @@ import * as Launch from "./launch.js"
 import type { Source } from "./pipe.js"
 import { scoped, type Handle } from "./scoped.js"
 import { nothingStopped, terminate, type Member, type TreeOps } from "./terminate.js"
+import * as Settings from "./settings.js"
 
 /** A pipe written by the script: pausable, and silent once destroyed. */
 const fakeSource = () => {
@@ -94,7 +95,9 @@ export const make = (options: {
 }): Effect.Effect<SupervisorService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const admission = yield* Effect.flatMap(
-      Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls)),
+      Effect.flatMap(Effect.orDie(Settings.read), (settings) =>
+        Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls, settings.maxConcurrentCalls))
+      ),
       Admission.make
     )
     const layerScope = yield* Effect.scope
@@ -255,7 +258,11 @@ export const make = (options: {
 
     return {
       containment: Effect.succeed(containment),
-      landlock: Effect.succeed({ kind: "none", reason: "the fake supervisor confines nothing" }),
+      landlock: Effect.succeed({
+        kind: "none",
+        reason: "the fake supervisor confines nothing",
+        cause: "fake"
+      }),
       shell: Effect.succeed({ file: "/bin/sh", name: "sh" }),
       runId: Effect.map(Random.nextIntBetween(0, 0x7fffffff), (random) => `1-0-fake${random.toString(36)}`),
       start: (command) => scoped(launch(command), command.tree ?? { killGraceMs: 0, drainMs: 1000 }),

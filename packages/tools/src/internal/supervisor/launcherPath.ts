@@ -10,12 +10,13 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Settings from "./settings.js"
 
 /**
  * The environment variable naming the launcher, for a host that keeps it elsewhere (e.g. one that
  * bundles toolcap into its own program).
  */
-export const pathVariable = "TOOLCAP_LAUNCHER"
+export const pathVariable: "TOOLCAP_LAUNCHER" = Settings.variables.launcher.name
 
 /** ELF's `e_machine` for each architecture a launcher is built for (`native/build.mjs`). */
 const ELF_MACHINE: Readonly<Record<string, number>> = { x64: 62, arm64: 183 }
@@ -164,27 +165,23 @@ const packageName = (dir: string): string | undefined => {
   }
 }
 
-/** The launcher of this process, resolved when the module loads. */
-export const launcher: Resolved = import.meta.url.startsWith("file:")
-  ? resolve({
-      variable: process.env[pathVariable],
-      platform: process.platform,
-      arch: process.arch,
-      moduleFile: fileURLToPath(import.meta.url)
-    })
-  : // loaded from something other than a file (a host's own bundler): only the variable can name it
-    process.env[pathVariable] !== undefined && process.env[pathVariable] !== ""
+/**
+ * The launcher of this process, with `variable` the value of `TOOLCAP_LAUNCHER` (undefined: unset).
+ * Reads files, so it runs when a layer (or a caller) asks, never when the module loads.
+ */
+export const here = (variable: string | undefined): Resolved =>
+  import.meta.url.startsWith("file:")
     ? resolve({
-        variable: process.env[pathVariable],
+        variable,
         platform: process.platform,
         arch: process.arch,
-        moduleFile: "/"
+        moduleFile: fileURLToPath(import.meta.url)
       })
-    : {
-        kind: "absent",
-        path: "toolcap-confine",
-        reason: `toolcap was not loaded from a file, so its launcher cannot be found beside it (${pathVariable} names one)`
-      }
-
-/** The launcher's path, or where it was looked for when none is used. */
-export const launcherPath: string = launcher.path
+    : // loaded from something other than a file (a host's own bundler): only the variable can name it
+      variable !== undefined && variable !== ""
+      ? resolve({ variable, platform: process.platform, arch: process.arch, moduleFile: "/" })
+      : {
+          kind: "absent",
+          path: "toolcap-confine",
+          reason: `toolcap was not loaded from a file, so its launcher cannot be found beside it (${pathVariable} names one)`
+        }

@@ -29,9 +29,10 @@ import * as Confine from "./confine.js"
 import { cookieVariable } from "./group.js"
 import * as Landlock from "./landlock.js"
 import * as Launch from "./launch.js"
-import { launcher as resolvedLauncher } from "./launcherPath.js"
+import * as LauncherPath from "./launcherPath.js"
 import * as Lifeline from "./lifeline.js"
 import * as Proc from "./process.js"
+import * as Settings from "./settings.js"
 import { scoped, type Bounds, type Handle } from "./scoped.js"
 import { nothingStopped, type TreeStop } from "./terminate.js"
 import * as TierCgroup from "./tierCgroup.js"
@@ -39,11 +40,10 @@ import * as TierGroup from "./tierGroup.js"
 import type { Tier } from "./tier.js"
 
 /** The environment variables that force a tier or an entry, or turn scopes off (see `Supervisor`). */
-const CONTAINMENT_VARIABLE = "TOOLCAP_CONTAINMENT"
-const CGROUP_ENTRY_VARIABLE = "TOOLCAP_CGROUP_ENTRY"
-const SCOPES_VARIABLE = "TOOLCAP_SCOPES"
-const NAMESPACES_VARIABLE = "TOOLCAP_NAMESPACES"
-const CGROUPFS_VARIABLE = "TOOLCAP_CGROUPFS"
+const CONTAINMENT_VARIABLE = Settings.variables.containment.name
+const SCOPES_VARIABLE = Settings.variables.scopes.name
+const NAMESPACES_VARIABLE = Settings.variables.namespaces.name
+const CGROUPFS_VARIABLE = Settings.variables.cgroupfs.name
 
 /** The first Landlock ABI that can grant renames and links across directories: write rules need it (Linux 5.19). */
 const ABI_REFER = 2
@@ -108,9 +108,11 @@ const envWithCookie = (command: Command, runId: string): Readonly<Record<string,
 export const make = (options: Options = {}): Effect.Effect<SupervisorService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const layerScope = yield* Effect.scope
+    // every TOOLCAP_* variable, read once from the host's ConfigProvider; a bad value fails the layer
+    const settings = yield* Effect.orDie(Settings.read)
     // an unusable limit fails the layer with a message naming the option or the variable
     const admission = yield* Effect.flatMap(
-      Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls)),
+      Effect.sync(() => Admission.resolveLimit(options.maxConcurrentCalls, settings.maxConcurrentCalls)),
       Admission.make
     )
     const backstopMs = options.deadlineBackstopMs ?? DEADLINE_BACKSTOP_MS
@@ -198,11 +200,16 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       (random) => `probe.${process.pid}.${random.toString(36)}`
     )
 
+    // the launcher is found here, once per layer (never when the module loads), unless turned off
+    const resolvedLauncher = yield* Effect.cached(Effect.sync(() => LauncherPath.here(settings.launcher)))
     const landlock = yield* Effect.cached(
       options.launcher === false
-        ? Effect.succeed<LandlockSupport>({ kind: "none", reason: LAUNCHER_OFF })
-        : Landlock.detect((file, args) =>
-            runToEnd(file, args).pipe(Effect.mapError((error) => new Error(error.reason)))
+        ? Effect.succeed<LandlockSupport>({ kind: "none", reason: LAUNCHER_OFF, cause: "launcher-off" })
+        : Effect.flatMap(resolvedLauncher, (launcher) =>
+            Landlock.detect(
+              (file, args) => runToEnd(file, args).pipe(Effect.mapError((error) => new Error(error.reason))),
+              { launcher, disabled: settings.confinement === "off" }
+            )
           )
     )
 
@@ -215,7 +222,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
             reason: "Landlock scopes were turned off (Supervisor option landlockScopes: false)"
           }
         }
-        if (options.landlockScopes === undefined && process.env[SCOPES_VARIABLE] === "off") {
+        if (options.landlockScopes === undefined && settings.scopes === "off") {
           return { apply: false, reason: `${SCOPES_VARIABLE}=off` }
         }
         if (launcher.path === undefined) return { apply: false, reason: launcher.reason }
@@ -239,7 +246,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
             reason: "cgroup files were left writable (Supervisor option cgroupfsWritable: true)"
           }
         }
-        if (options.cgroupfsWritable === undefined && process.env[CGROUPFS_VARIABLE] === "writable") {
+        if (options.cgroupfsWritable === undefined && settings.cgroupfs === "writable") {
           return { apply: false, reason: `${CGROUPFS_VARIABLE}=writable` }
         }
         if (launcher.path === undefined) return { apply: false, reason: launcher.reason }
@@ -269,7 +276,7 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
             reason: "PID and mount namespaces were turned off (Supervisor option namespaces: false)"
           }
         }
-        if (options.namespaces === undefined && process.env[NAMESPACES_VARIABLE] === "off") {
+        if (options.namespaces === undefined && settings.namespaces === "off") {
           return { apply: false, reason: `${NAMESPACES_VARIABLE}=off` }
         }
         if (launcher.path === undefined) return { apply: false, reason: launcher.reason }
@@ -302,12 +309,13 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
      * hosts left behind (cookies: in the background).
      */
     const decide: Effect.Effect<Tier> = Effect.gen(function* () {
+      const found = options.launcher === false ? undefined : yield* resolvedLauncher
       const launcherChoice: Confine.LauncherChoice =
-        options.launcher === false
+        found === undefined
           ? { path: undefined, reason: LAUNCHER_OFF }
-          : resolvedLauncher.kind === "found"
-            ? { path: resolvedLauncher.path }
-            : { path: undefined, reason: resolvedLauncher.reason }
+          : found.kind === "found"
+            ? { path: found.path }
+            : { path: undefined, reason: found.reason }
       let scopes = yield* scopesFor(launcherChoice)
       const cgroupfs = yield* cgroupfsFor(launcherChoice)
       let guards: Confine.LayerGuards = {
@@ -318,9 +326,9 @@ export const make = (options: Options = {}): Effect.Effect<SupervisorService, ne
       }
       const forcedGroup =
         options.containment === "group" ||
-        (options.containment === undefined && process.env[CONTAINMENT_VARIABLE] === "group")
+        (options.containment === undefined && settings.containment === "group")
       const forcedEntry =
-        options.cgroupEntry ?? (process.env[CGROUP_ENTRY_VARIABLE] === "prologue" ? "prologue" : undefined)
+        options.cgroupEntry ?? (settings.cgroupEntry === "prologue" ? "prologue" : undefined)
       const detectCgroup = () =>
         Cgroup.detect(exitsZero, probeName, forcedEntry, launcherChoice, {
           ...guards,
