@@ -108,7 +108,7 @@ export const bashStream = (
 ): Stream.Stream<Outcome.Outcome> =>
   host.bashStream(input, { signal: options.signal, callId: options.callId }).pipe(
     Stream.mapAccumEffect({ stdout: "", stderr: "" }, (tail, event) => {
-      if (event._tag === "Result")
+      if ("result" in event)
         return Effect.map(settle("Bash", Exit.succeed(event.result)), (outcome) => [tail, outcome] as const)
       options.onChunk?.(event.chunk)
       const next = {

@@ -134,7 +134,7 @@ export const observeStream = <A, E, R>(
       yield* Effect.addFinalizer(() => end(Exit.interrupt(FiberId.none)))
       return events.pipe(
         Stream.tap((event) =>
-          event._tag === "Chunk"
+          "chunk" in event
             ? Effect.sync(() => emit(observer, { type: "chunk", ...event.chunk }))
             : end(Exit.succeed(event.result))
         ),

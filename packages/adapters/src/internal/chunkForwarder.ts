@@ -107,19 +107,19 @@ export const batches = <A, E, R>(
   admit: (chunk: Bash.BashChunk) => boolean = () => true
 ): Stream.Stream<Batch<A>, E, R> =>
   events.pipe(
-    Stream.filter((event) => event._tag === "Result" || admit(event.chunk)),
+    Stream.filter((event) => "result" in event || admit(event.chunk)),
     Stream.aggregate(
       Sink.foldWeighted<Folding<A>, Event<A>>({
         initial: { chunks: [], result: undefined },
         maxCost: COALESCE_MAX_BYTES,
-        cost: (_, event) => (event._tag === "Chunk" ? sizeOf(event.chunk) : 0),
+        cost: (_, event) => ("chunk" in event ? sizeOf(event.chunk) : 0),
         body: (batch, event) => {
           // a fresh batch per fold: the sink's initial value is shared between batches
           const next =
             batch.chunks.length === 0 && batch.result === undefined
               ? ({ chunks: [], result: undefined } as Folding<A>)
               : batch
-          if (event._tag === "Chunk") next.chunks.push(event.chunk)
+          if ("chunk" in event) next.chunks.push(event.chunk)
           else next.result = { value: event.result }
           return next
         }
