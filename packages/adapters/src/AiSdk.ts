@@ -14,8 +14,7 @@ import type { Tool } from "ai"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
-import * as Queue from "effect/Queue"
+import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import type { Bash } from "@toolcap/tools"
 import * as Optional from "./internal/optional.js"
@@ -74,6 +73,13 @@ export interface BashProgress {
  */
 export const PRELIMINARY_MAX_CHARS = 16 * 1024
 
+/** An exit settled as its wire outcome; a defect stays a defect. */
+const settle = <A, E>(name: string, exit: Exit.Exit<A, E>): Effect.Effect<Outcome.Outcome> =>
+  Either.match(Outcome.fromExit(name, exit), {
+    onLeft: (cause) => Effect.die(Cause.squash(cause)),
+    onRight: Effect.succeed
+  })
+
 /** A call of the Effect host settled as its wire outcome; a defect stays a defect. */
 const outcomeOf = (
   host: ToolHost.ToolHostService,
@@ -81,19 +87,16 @@ const outcomeOf = (
   input: unknown,
   options: ToolHost.CallOptions
 ): Effect.Effect<Outcome.Outcome> =>
-  Effect.flatMap(Effect.exit(host.call(name, input, options)), (exit) =>
-    Either.match(Outcome.fromExit(name, exit), {
-      onLeft: (cause) => Effect.die(Cause.squash(cause)),
-      onRight: Effect.succeed
-    })
-  )
+  Effect.flatMap(Effect.exit(host.call(name, input, options)), (exit) => settle(name, exit))
 
 /**
  * Bash as a stream of outcomes: `{ ok: true, result: BashProgress }` while it runs, then its
- * outcome. Progress goes through a sliding queue of one: output that arrives while the consumer
- * has not taken the previous value is folded into the next one, so a slow consumer never pauses
- * the command and is owed at most one value. Ending the stream early (the consumer stops pulling)
- * closes its scope, which stops the call and Bash's whole process tree.
+ * outcome, the last element. It reads the host's one Bash stream (`ToolHost.bashStream`) through
+ * a sliding buffer of one: progress that arrives while the consumer has not taken the previous
+ * value replaces it (each value carries the newest output of both streams), so a slow consumer
+ * never pauses the command and is owed at most one value; the outcome, last, is never dropped.
+ * Ending the stream early (the consumer stops pulling) stops the call and Bash's whole process
+ * tree.
  *
  * @since 0.1.0
  * @category constructors
@@ -103,27 +106,21 @@ export const bashStream = (
   input: unknown,
   options: Omit<ToolHost.CallOptions, "onChunk"> & ToolsOptions = {}
 ): Stream.Stream<Outcome.Outcome> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const progress = yield* Queue.sliding<BashProgress>(1)
-      const tail = { stdout: "", stderr: "" }
-      const call = yield* Effect.forkScoped(
-        outcomeOf(host, "Bash", input, {
-          ...options,
-          onChunk: (chunk) => {
-            options.onChunk?.(chunk)
-            tail[chunk.stream] = (tail[chunk.stream] + chunk.data).slice(-PRELIMINARY_MAX_CHARS)
-            return Queue.offer(progress, { running: true, stdout: tail.stdout, stderr: tail.stderr })
-          }
-        })
-      )
-      const running = Stream.fromQueue(progress).pipe(
-        Stream.map((value): Outcome.Outcome => Outcome.succeed(value)),
-        Stream.interruptWhen(Fiber.await(call))
-      )
-      // the SDK takes the last value yielded as the tool's result
-      return Stream.concat(running, Stream.fromEffect(Fiber.join(call)))
-    })
+  host.bashStream(input, { signal: options.signal, callId: options.callId }).pipe(
+    Stream.mapAccumEffect({ stdout: "", stderr: "" }, (tail, event) => {
+      if ("result" in event)
+        return Effect.map(settle("Bash", Exit.succeed(event.result)), (outcome) => [tail, outcome] as const)
+      options.onChunk?.(event.chunk)
+      const next = {
+        ...tail,
+        [event.chunk.stream]: (tail[event.chunk.stream] + event.chunk.data).slice(-PRELIMINARY_MAX_CHARS)
+      }
+      const progress: BashProgress = { running: true, stdout: next.stdout, stderr: next.stderr }
+      return Effect.succeed([next, Outcome.succeed(progress)] as const)
+    }),
+    Stream.catchAllCause((cause) => Stream.fromEffect(settle("Bash", Exit.failCause(cause)))),
+    // the SDK takes the last value yielded as the tool's result
+    Stream.buffer({ capacity: 1, strategy: "sliding" })
   )
 
 /**

@@ -10,6 +10,9 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Stream from "effect/Stream"
 import type { Bash } from "@toolcap/tools"
 import * as Outcome from "./Outcome.js"
 
@@ -78,14 +81,64 @@ export const observe = <O extends { readonly callId?: string | undefined; readon
     }
     emit(observer, { type: "started", callId, tool, input, at: yield* Clock.currentTimeMillis })
     return yield* run({ ...options, callId, onChunk }).pipe(
-      Effect.onExit((exit) =>
-        Effect.map(Clock.currentTimeMillis, (at) => {
-          const settled = Outcome.fromExit(tool, exit)
-          const outcome = Either.isRight(settled)
-            ? settled.right
-            : Outcome.fail({ code: defectCode, message: `${tool} failed with a defect; see the host's log.` })
-          emit(observer, { type: "ended", callId, tool, outcome, at })
-        })
-      )
+      Effect.onExit((exit) => ended(observer, tool, callId, exit))
     )
   })
+
+/** Emits the `ended` event of a call that exited with `exit`. */
+const ended = (observer: CallObserver, tool: string, callId: string, exit: Exit.Exit<unknown, unknown>) =>
+  Effect.map(Clock.currentTimeMillis, (at) => {
+    const settled = Outcome.fromExit(tool, exit)
+    const outcome = Either.isRight(settled)
+      ? settled.right
+      : Outcome.fail({ code: defectCode, message: `${tool} failed with a defect; see the host's log.` })
+    emit(observer, { type: "ended", callId, tool, outcome, at })
+  })
+
+/**
+ * Wraps one Bash call's event stream so `observer` sees it: `started` when the stream starts,
+ * each chunk as it passes, `ended` with the outcome (the last element), the failure, or the
+ * interruption when the consumer stops early.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const observeStream = <A, E, R>(
+  observer: CallObserver,
+  tool: string,
+  input: unknown,
+  callId: string,
+  events: Stream.Stream<
+    | { readonly _tag: "Chunk"; readonly chunk: Bash.BashChunk }
+    | { readonly _tag: "Result"; readonly result: A },
+    E,
+    R
+  >
+): Stream.Stream<
+  | { readonly _tag: "Chunk"; readonly chunk: Bash.BashChunk }
+  | { readonly _tag: "Result"; readonly result: A },
+  E,
+  R
+> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      emit(observer, { type: "started", callId, tool, input, at: yield* Clock.currentTimeMillis })
+      let done = false
+      const end = (exit: Exit.Exit<unknown, unknown>) =>
+        Effect.suspend(() => {
+          if (done) return Effect.void
+          done = true
+          return ended(observer, tool, callId, exit)
+        })
+      // the consumer stopped before the outcome: the call was interrupted
+      yield* Effect.addFinalizer(() => end(Exit.interrupt(FiberId.none)))
+      return events.pipe(
+        Stream.tap((event) =>
+          "chunk" in event
+            ? Effect.sync(() => emit(observer, { type: "chunk", ...event.chunk }))
+            : end(Exit.succeed(event.result))
+        ),
+        Stream.tapErrorCause((cause) => end(Exit.failCause(cause)))
+      )
+    })
+  )

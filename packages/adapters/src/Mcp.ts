@@ -137,16 +137,12 @@ export const createServer = async (
       send: (notification) => extra.sendNotification(notification as ServerNotification),
       signal: extra.signal
     })
+    const input = request.params.arguments ?? {}
+    // Bash's chunks go out while it runs, from its one stream; the answer after the last of them
     const exit = await Effect.runPromiseExit(
-      host
-        .call(name, request.params.arguments ?? {}, {
-          signal: extra.signal,
-          callId,
-          onChunk: forwarder?.onChunk
-        })
-        // chunks before the answer; flushed after (not as a finalizer, which could not be cut
-        // short by a cancellation)
-        .pipe(Effect.exit, Effect.zipLeft(forwarder?.flushed ?? Effect.void), Effect.flatten)
+      name === "Bash" && forwarder !== undefined
+        ? forwarder.forward(host.bashStream(input, { signal: extra.signal, callId }))
+        : host.call(name, input, { signal: extra.signal, callId })
     )
     // A defect is a bug: thrown, the SDK answers it as a JSON-RPC error.
     return toCallToolResult(name, Outcome.settle(name, exit))

@@ -17,9 +17,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
+import * as Deferred from "effect/Deferred"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import type { CheckpointError, CheckpointStore, Transcript } from "@toolcap/checkpoint"
 import { Budgets, type EnvPolicy, ToolError } from "@toolcap/limits"
@@ -100,6 +102,17 @@ export interface ToolHostService {
     ): Effect.Effect<ToolDefs.ToolResults[N], CallError>
     (name: string, input: unknown, options?: CallOptions): Effect.Effect<unknown, CallError>
   }
+  /**
+   * Runs Bash as one stream: its chunks in order (`{ _tag: "Chunk", chunk }`), then its result as
+   * the last element (`{ _tag: "Result", result }`); a typed failure (timeout, abort, bad input)
+   * fails the stream. The stream is pulled by its consumer: a consumer that is slow to pull pauses
+   * the command's pipes (at most `Bash.stream`'s bound of chunks is held). Ending the stream early,
+   * interrupting it or closing the host stops the call and its whole process tree.
+   */
+  readonly bashStream: (
+    input: unknown,
+    options?: Omit<CallOptions, "onChunk">
+  ) => Stream.Stream<Bash.BashEvent, CallError>
   /**
    * Builds a checkpoint of a transcript (neutral, Anthropic or OpenAI shape) and persists it with
    * the transcript for this session, in one transaction.
@@ -361,6 +374,25 @@ const makeOn = (
       )
     }
 
+    // completes when the host closes: every Bash stream still pulled stops (its tree with it)
+    const closing = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Deferred.succeed(closing, undefined))
+
+    const bashStream = (
+      input: unknown,
+      options: Omit<CallOptions, "onChunk"> = {}
+    ): Stream.Stream<Bash.BashEvent, CallError> =>
+      Stream.suspend(() => {
+        const callId = options.callId ?? globalThis.crypto.randomUUID()
+        const events = Bash.stream(input, { callId, signal: options.signal }).pipe(
+          Stream.provideContext(toolContext),
+          Stream.interruptWhen(Deferred.await(closing))
+        )
+        return observer === undefined
+          ? events
+          : CallObserver.observeStream(observer, "Bash", input, callId, events)
+      })
+
     const checkpoint = (transcript: unknown, options: CheckpointOptions = {}) =>
       Effect.gen(function* () {
         const checkpointPackage = yield* loadCheckpoint
@@ -388,6 +420,7 @@ const makeOn = (
         return (definitions ??= ToolDefs.builtinToolDefs(budgets))
       },
       call: call as ToolHostService["call"],
+      bashStream,
       checkpoint,
       latestCheckpoint,
       endSession

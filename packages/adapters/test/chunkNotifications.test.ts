@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as EffectStream from "effect/Stream"
 import * as fc from "effect/FastCheck"
 import type { Bash } from "@toolcap/tools"
 import * as ChunkNotifications from "../src/internal/chunkNotifications.js"
@@ -53,8 +54,13 @@ const run = (setup: typeof setupArb extends fc.Arbitrary<infer A> ? A : never) =
       data
     }))
     if (forwarder !== undefined) {
-      for (const chunk of chunks) yield* forwarder.onChunk(chunk)
-      yield* forwarder.flushed
+      const outcome = yield* forwarder.forward(
+        EffectStream.fromIterable([
+          ...chunks.map((chunk) => ({ _tag: "Chunk" as const, chunk })),
+          { _tag: "Result" as const, result: "done" }
+        ])
+      )
+      assert.strictEqual(outcome, "done")
     }
     return { lines, chunks, forwarder }
   })

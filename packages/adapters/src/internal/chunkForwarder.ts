@@ -1,18 +1,20 @@
 /**
- * Forwards Bash chunks to a slow sink (a client behind a pipe) with bounded memory: chunks that
- * arrive while a send is in flight are coalesced into the next send, and once the coalesced
- * backlog reaches its bound the producer waits for the send in flight — which, through the
- * tool host's stream, pauses the command's pipes.
+ * Coalesces a Bash call's event stream for a slow sink (a client behind a pipe) with bounded
+ * memory: one `Stream.aggregate` between the process and the client. While the sink is busy with
+ * a send, chunks that arrive are folded into the next batch; once that batch reaches its byte
+ * bound the stream stops pulling, which pauses the command's pipes. The outcome ends the last
+ * batch, so it always comes after every chunk.
  */
-import * as Effect from "effect/Effect"
-import { Abort } from "@toolcap/limits"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
 import { Bash } from "@toolcap/tools"
 import { Utf8Text } from "./jsonLine.js"
 
 /**
- * Bytes of chunk data held back while a send is in flight before the producer has to wait: a
- * pipe read (64 KiB): a fast client gets whole reads per message, a stalled one
- * costs at most this much per call.
+ * Bytes of chunk data folded into one batch while the sink is busy: a pipe read (64 KiB), so a
+ * fast client gets whole reads per message. A stalled client holds the batch it is being sent,
+ * one full batch ready for the next send and one being folded (plus the chunk that did not fit
+ * it): about 3 × 64 KiB per call, whatever the command writes.
  */
 export const COALESCE_MAX_BYTES = 64 * 1024
 
@@ -71,68 +73,56 @@ const merge = (pieces: ReadonlyArray<string | Uint8Array>): string | Utf8Text =>
 /** The size of a chunk, counted without decoding it (bytes when it has them, else UTF-16 units). */
 const sizeOf = (chunk: Bash.BashChunk): number => Bash.chunkBytes(chunk)?.length ?? chunk.data.length
 
-/** @internal */
-export interface ChunkForwarder {
-  /** The `onChunk` of a call: returns at once, or waits while the backlog is at its bound. */
-  readonly onChunk: (chunk: Bash.BashChunk) => Effect.Effect<void>
-  /** Completes once every chunk received so far was sent (or dropped); call before answering. */
-  readonly flushed: Effect.Effect<void>
-}
-
 /**
- * A chunk consumer for `ToolHost`'s `onChunk`: `send` delivers coalesced runs and resolves once
- * the sink took them (e.g. the transport's write drained). A failed send drops its runs (the
- * client is gone or refused them); the call goes on. Once `signal` aborts (the call was
- * cancelled, nobody waits for its chunks), later chunks are dropped and nothing waits any more.
+ * What a call's stream carries: its chunks in order, then its outcome as the last element
+ * (`Bash.BashEvent` is one).
  *
  * @internal
  */
-export const make = (
-  send: (runs: ReadonlyArray<ChunkRun>) => Promise<void>,
-  signal?: AbortSignal | undefined
-): ChunkForwarder => {
-  let pending: Array<Bash.BashChunk> = []
-  let pendingBytes = 0
-  let inflight: Promise<void> | undefined
-  const stopped = () => signal?.aborted === true
+export type Event<A> =
+  { readonly _tag: "Chunk"; readonly chunk: Bash.BashChunk } | { readonly _tag: "Result"; readonly result: A }
 
-  const flush = (): void => {
-    const batch = pending
-    pending = []
-    pendingBytes = 0
-    inflight = send(coalesce(batch))
-      .catch(() => undefined)
-      .then(() => {
-        inflight = undefined
-        if (pending.length > 0 && !stopped()) flush()
-      })
-  }
-
-  /** Waits for the send in flight, or for the cancellation, whichever comes first. */
-  const sendInFlight = Effect.suspend(() => {
-    const waitFor = inflight
-    if (waitFor === undefined || stopped()) return Effect.void
-    return Effect.raceFirst(
-      Effect.promise(() => waitFor),
-      Abort.aborted(signal)
-    )
-  })
-
-  const onChunk = (chunk: Bash.BashChunk) =>
-    Effect.suspend(() => {
-      if (stopped()) return Effect.void
-      pending.push(chunk)
-      pendingBytes += sizeOf(chunk)
-      if (inflight === undefined) {
-        flush()
-        return Effect.void
-      }
-      return pendingBytes < COALESCE_MAX_BYTES ? Effect.void : sendInFlight
-    })
-
-  const flushed: Effect.Effect<void> = Effect.suspend(() =>
-    inflight === undefined || stopped() ? Effect.void : Effect.zipRight(sendInFlight, flushed)
-  )
-
-  return { onChunk, flushed }
+/** Chunks that arrived while the sink was busy, and the outcome when it arrived among them. @internal */
+export interface Batch<A> {
+  readonly chunks: ReadonlyArray<Bash.BashChunk>
+  readonly result: { readonly value: A } | undefined
 }
+
+interface Folding<A> {
+  readonly chunks: Array<Bash.BashChunk>
+  result: { readonly value: A } | undefined
+}
+
+/**
+ * The events of a call as batches for a sink that takes one batch at a time: while the sink
+ * (downstream) is busy, events are folded into the next batch, up to `COALESCE_MAX_BYTES` of
+ * chunk data; past that the stream stops pulling (backpressure reaches the process). `admit`
+ * sees every chunk in order and keeps it out of the batches when it answers false (a stream past
+ * its budget is counted, never held).
+ *
+ * @internal
+ */
+export const batches = <A, E, R>(
+  events: Stream.Stream<Event<A>, E, R>,
+  admit: (chunk: Bash.BashChunk) => boolean = () => true
+): Stream.Stream<Batch<A>, E, R> =>
+  events.pipe(
+    Stream.filter((event) => "result" in event || admit(event.chunk)),
+    Stream.aggregate(
+      Sink.foldWeighted<Folding<A>, Event<A>>({
+        initial: { chunks: [], result: undefined },
+        maxCost: COALESCE_MAX_BYTES,
+        cost: (_, event) => ("chunk" in event ? sizeOf(event.chunk) : 0),
+        body: (batch, event) => {
+          // a fresh batch per fold: the sink's initial value is shared between batches
+          const next =
+            batch.chunks.length === 0 && batch.result === undefined
+              ? ({ chunks: [], result: undefined } as Folding<A>)
+              : batch
+          if ("chunk" in event) next.chunks.push(event.chunk)
+          else next.result = { value: event.result }
+          return next
+        }
+      })
+    )
+  )

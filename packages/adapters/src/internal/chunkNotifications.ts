@@ -10,7 +10,8 @@
  * is held back from the start.
  */
 import * as Effect from "effect/Effect"
-import { Utf8 } from "@toolcap/limits"
+import * as Stream from "effect/Stream"
+import { Abort, Utf8 } from "@toolcap/limits"
 import { Bash } from "@toolcap/tools"
 import * as ChunkForwarder from "./chunkForwarder.js"
 import * as JsonLine from "./jsonLine.js"
@@ -19,7 +20,7 @@ import * as JsonLine from "./jsonLine.js"
 export type LoggingLevel =
   "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency"
 
-type Stream = "stdout" | "stderr"
+type StreamName = "stdout" | "stderr"
 
 /** A server notification as the SDK's `sendNotification` takes it. @internal */
 export interface Notification {
@@ -31,10 +32,10 @@ export interface Notification {
 export interface Options {
   readonly callId: string
   /** Wire bytes of notifications each stream may cause. */
-  readonly budget: Readonly<Record<Stream, number>>
+  readonly budget: Readonly<Record<StreamName, number>>
   readonly progressToken?: string | number | undefined
   /** The log level of a stream's messages, or undefined when the client's level filters them out. */
-  readonly logLevel: (stream: Stream) => LoggingLevel | undefined
+  readonly logLevel: (stream: StreamName) => LoggingLevel | undefined
   readonly logger: string
   readonly send: (notification: Notification) => Promise<void>
   /** The call's cancellation: nothing is sent once it aborted. */
@@ -78,19 +79,28 @@ const totalWireBytes = (notifications: ReadonlyArray<Notification>): number =>
   notifications.reduce((sum, notification) => sum + wireBytes(notification), 0)
 
 /** The notice of what a stream left out, in words. */
-const noticeText = (stream: Stream, omittedBytes: number, budget: number): string =>
+const noticeText = (stream: StreamName, omittedBytes: number, budget: number): string =>
   `[toolcap: ${omittedBytes} bytes of ${stream} were left out of these notifications, which carry at most ${budget} bytes per stream; the call's result says where the full output is]`
 
+/** @internal */
+export interface ChunkNotifications {
+  /**
+   * Runs a call's event stream, sending its chunks as notifications (coalesced while the client
+   * is busy, the stream paused once a batch is at its bound) and succeeding with its outcome,
+   * the stream's last element; the notices of what was left out are sent after it.
+   */
+  readonly forward: <A, E, R>(events: Stream.Stream<ChunkForwarder.Event<A>, E, R>) => Effect.Effect<A, E, R>
+}
+
 /**
- * A chunk consumer for a call's `onChunk` that sends the chunks as notifications within the budget
- * (through a `ChunkForwarder`, so a slow client pauses the command), or undefined when the client
- * asked for no notification of either stream.
+ * The notifications of a call's chunks within the budget, or undefined when the client asked for
+ * no notification of either stream.
  *
  * @internal
  */
-export const make = (options: Options): ChunkForwarder.ChunkForwarder | undefined => {
+export const make = (options: Options): ChunkNotifications | undefined => {
   const { callId, progressToken, logger } = options
-  const channels = (stream: Stream) =>
+  const channels = (stream: StreamName) =>
     (progressToken === undefined ? 0 : 1) + (options.logLevel(stream) === undefined ? 0 : 1)
   if (channels("stdout") === 0 && channels("stderr") === 0) return undefined
 
@@ -99,7 +109,7 @@ export const make = (options: Options): ChunkForwarder.ChunkForwarder | undefine
 
   /** The notifications of one run of `stream` carrying `text` (its progress number the next one). */
   const notificationsOf = (
-    stream: Stream,
+    stream: StreamName,
     log: Record<string, unknown>,
     text: string | JsonLine.Utf8Text,
     progressFigure = progress + 1
@@ -117,7 +127,7 @@ export const make = (options: Options): ChunkForwarder.ChunkForwarder | undefine
     return out
   }
 
-  const noticeOf = (stream: Stream, state: StreamState, figure?: number) => {
+  const noticeOf = (stream: StreamName, state: StreamState, figure?: number) => {
     const omitted = figure ?? state.omittedBytes
     const text = noticeText(stream, omitted, options.budget[stream])
     return notificationsOf(
@@ -136,7 +146,7 @@ export const make = (options: Options): ChunkForwarder.ChunkForwarder | undefine
     )
   }
 
-  const stateOf = (stream: Stream): StreamState => {
+  const stateOf = (stream: StreamName): StreamState => {
     const budget = options.budget[stream]
     const probe: StreamState = {
       left: 0,
@@ -148,7 +158,7 @@ export const make = (options: Options): ChunkForwarder.ChunkForwarder | undefine
     const reserve = totalWireBytes(noticeOf(stream, probe, LARGEST_FIGURE))
     return { ...probe, left: Math.max(0, budget - reserve), noticeFits: reserve <= budget }
   }
-  const states: Record<Stream, StreamState> = { stdout: stateOf("stdout"), stderr: stateOf("stderr") }
+  const states: Record<StreamName, StreamState> = { stdout: stateOf("stdout"), stderr: stateOf("stderr") }
 
   const stopped = () => options.signal?.aborted === true
   /** Sends the notifications of one run, measured with the progress number they carry. */
@@ -196,29 +206,51 @@ export const make = (options: Options): ChunkForwarder.ChunkForwarder | undefine
     }
   }
 
-  const forwarder = ChunkForwarder.make(async (runs) => {
-    for (const run of runs) await sendRun(run)
-  }, options.signal)
+  /** Counts every chunk; false for one that is not to be sent (no channel, or past its budget). */
+  const admit = (chunk: Bash.BashChunk): boolean => {
+    const state = states[chunk.stream]
+    state.lastSeq = chunk.seq
+    if (channels(chunk.stream) === 0) return false
+    // a stream past its budget is counted, not queued: it never waits for the client
+    if (state.firstOmitted !== undefined || state.left === 0) {
+      leaveOut(state, chunk.seq, chunkSize(chunk))
+      return false
+    }
+    return true
+  }
 
-  const onChunk = (chunk: Bash.BashChunk): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const state = states[chunk.stream]
-      state.lastSeq = chunk.seq
-      if (channels(chunk.stream) === 0) return Effect.void
-      // a stream past its budget is counted, not queued: it never waits for the client
-      if (state.firstOmitted !== undefined || state.left === 0) {
-        leaveOut(state, chunk.seq, chunkSize(chunk))
-        return Effect.void
-      }
-      return forwarder.onChunk(chunk)
-    })
+  /** Sends a batch's runs; a failed send drops them (the client is gone), a cancellation stops waiting. */
+  const sendBatch = (chunks: ReadonlyArray<Bash.BashChunk>): Effect.Effect<void> =>
+    chunks.length === 0 || stopped()
+      ? Effect.void
+      : Effect.raceFirst(
+          Effect.promise(async () => {
+            for (const run of ChunkForwarder.coalesce(chunks)) await sendRun(run)
+          }).pipe(Effect.catchAllDefect(() => Effect.void)),
+          Abort.aborted(options.signal)
+        )
 
   const notices = Effect.promise(async () => {
     for (const stream of ["stdout", "stderr"] as const) {
       const state = states[stream]
       if (state.omittedBytes > 0 && state.noticeFits) await send(noticeOf(stream, state))
     }
-  })
+  }).pipe(Effect.catchAllDefect(() => Effect.void))
 
-  return { onChunk, flushed: Effect.zipRight(forwarder.flushed, notices) }
+  const forward = <A, E, R>(events: Stream.Stream<ChunkForwarder.Event<A>, E, R>): Effect.Effect<A, E, R> =>
+    ChunkForwarder.batches(events, admit).pipe(
+      Stream.runFoldEffect(undefined as { readonly value: A } | undefined, (outcome, batch) =>
+        Effect.as(sendBatch(batch.chunks), batch.result ?? outcome)
+      ),
+      Effect.flatMap((outcome) =>
+        outcome === undefined
+          ? Effect.dieMessage("a call's stream ended without its outcome")
+          : Effect.succeed(outcome.value)
+      ),
+      Effect.exit,
+      Effect.zipLeft(Effect.suspend(() => (stopped() ? Effect.void : notices))),
+      Effect.flatten
+    )
+
+  return { forward }
 }
