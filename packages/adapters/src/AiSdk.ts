@@ -15,6 +15,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Stream from "effect/Stream"
 import type { Bash } from "@toolcap/tools"
 import * as Optional from "./internal/optional.js"
@@ -105,11 +106,16 @@ export const bashStream = (
   host: ToolHost.ToolHostService,
   input: unknown,
   options: Omit<ToolHost.CallOptions, "onChunk"> & ToolsOptions = {}
-): Stream.Stream<Outcome.Outcome> =>
-  host.bashStream(input, { signal: options.signal, callId: options.callId }).pipe(
+): Stream.Stream<Outcome.Outcome> => {
+  // a stream that ends with no result (the host closed under the call) is an interruption, never
+  // its last progress value taken for the result
+  let settled = false
+  return host.bashStream(input, { signal: options.signal, callId: options.callId }).pipe(
     Stream.mapAccumEffect({ stdout: "", stderr: "" }, (tail, event) => {
-      if ("result" in event)
+      if ("result" in event) {
+        settled = true
         return Effect.map(settle("Bash", Exit.succeed(event.result)), (outcome) => [tail, outcome] as const)
+      }
       options.onChunk?.(event.chunk)
       const next = {
         ...tail,
@@ -118,10 +124,21 @@ export const bashStream = (
       const progress: BashProgress = { running: true, stdout: next.stdout, stderr: next.stderr }
       return Effect.succeed([next, Outcome.succeed(progress)] as const)
     }),
-    Stream.catchAllCause((cause) => Stream.fromEffect(settle("Bash", Exit.failCause(cause)))),
+    Stream.catchAllCause((cause) => {
+      settled = true
+      return Stream.fromEffect(settle("Bash", Exit.failCause(cause)))
+    }),
+    Stream.concat(
+      Stream.suspend(() =>
+        settled
+          ? Stream.empty
+          : Stream.fromEffect(settle("Bash", Exit.failCause(Cause.interrupt(FiberId.none))))
+      )
+    ),
     // the SDK takes the last value yielded as the tool's result
     Stream.buffer({ capacity: 1, strategy: "sliding" })
   )
+}
 
 /**
  * The AI SDK tool set of a host: `{ Read, Glob, Grep, Bash }`, ready for `generateText({ tools })`.

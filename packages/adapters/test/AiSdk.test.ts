@@ -200,6 +200,34 @@ describe("AiSdk Bash as a stream consumed at the edge", () => {
     assert.deepStrictEqual(processesWithCookie(runId!), [])
   })
 
+  it("a host closed under a running call ends its iterator with TOOL_ABORTED, never its last progress as the result", async () => {
+    const own = makeDirs("toolcap-ai-close-")
+    const closing = await PromiseHost.createToolHost({
+      workspace: own.workspace,
+      dataDir: own.dataDir,
+      sessionId: "ai-close"
+    })
+    try {
+      const tools = await AiSdk.tools(closing)
+      const iterable = tools.Bash.execute!(
+        { command: "echo started; sleep 30" },
+        { toolCallId: "close-1", messages: [] }
+      ) as AsyncIterable<{ ok: boolean; result?: Record<string, unknown>; error?: { code: string } }>
+      const seen: Array<{ ok: boolean; result?: Record<string, unknown>; error?: { code: string } }> = []
+      for await (const value of iterable) {
+        seen.push(value)
+        if (String(value.result?.["stdout"]).includes("started")) void closing.close()
+      }
+      const last = seen.at(-1)!
+      assert.isFalse(last.ok, "the SDK would take a progress value for the result")
+      assert.strictEqual(last.error?.code, "TOOL_ABORTED")
+      assert.isTrue(seen.slice(0, -1).every((value) => value.result?.["running"] === true))
+    } finally {
+      await closing.close()
+      own.remove()
+    }
+  })
+
   it("a consumer slower than the output is owed at most one progress value, the newest", async () => {
     const execute = await bashExecute()
     const seen: Array<{ ok: boolean; result: Record<string, unknown> }> = []
