@@ -743,6 +743,9 @@ describe("Bash: timeout, abort and interruption stop the whole tree", () => {
   )
 })
 
+/** The `sleep 100.33` processes themselves (not the shells whose command line names them). */
+const sleeps = () => processesNamed("sleep 100.33").filter((live) => live.cmdline === "sleep 100.33")
+
 describe("Bash: the end of a command", () => {
   // a fractional duration no other test uses, so a concurrent test's sleep cannot be mistaken for it
   it.scopedLive("(sleep 100.33 &); echo hi returns after the drain grace and leaves no sleep behind", () =>
@@ -753,7 +756,6 @@ describe("Bash: the end of a command", () => {
         Effect.fork
       )
       // the leftover holds the pipes for the whole drain grace: seen here by its host pid
-      const sleeps = () => processesNamed("sleep 100.33").filter((live) => live.cmdline === "sleep 100.33")
       let leftover = sleeps()
       while (leftover.length === 0) {
         yield* Effect.sleep("5 millis")
