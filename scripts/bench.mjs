@@ -47,6 +47,8 @@ const RELIABILITY_FILES = [
   "packages/adapters/test/reliability.input.test.ts",
   "packages/checkpoint/test/Persistence.test.ts",
   "apps/demo/test/reliability.kill.test.ts",
+  // the slow-reader pipe case: 20 runs per exit kind here, 3 in `pnpm test`
+  "apps/demo/test/cli.test.ts",
   "apps/demo/test/reliability.reach.test.ts",
   "apps/demo/test/hostile.test.ts",
   "apps/demo/test/hostile.files.test.ts",

@@ -1,11 +1,13 @@
 // The whole test command: format check, lint, the rule table's check, type-check (sources and
 // tests), then every vitest project in one run. Ends with the plain line "N passed, N failed,
 // N skipped" computed from the vitest JSON report; a failing check counts as one failed item.
-// Exits non-zero on any failure.
+// Before the run it prints the machine tier (scripts/tiers.mjs); after it, a guarded suite that
+// did not run although this machine offers its tier counts as failed. Exits non-zero on any failure.
 import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
+import { checkGuards, describeTiers, detectTiers } from "./tiers.mjs"
 
 const root = path.resolve(import.meta.dirname, "..")
 const reportFile = path.join(root, ".reports", "vitest.json")
@@ -20,6 +22,8 @@ const run = (label, cmd, args) => {
 }
 
 const startedAt = performance.now()
+const tiers = detectTiers(root)
+for (const line of describeTiers(tiers)) console.log(line)
 const checks = [
   ["format", "pnpm", ["exec", "prettier", "--check", "."]],
   ["lint", "pnpm", ["run", "--silent", "lint"]],
@@ -75,6 +79,14 @@ if (fs.existsSync(reportFile)) {
     (f) => f.status === "failed" && f.assertionResults.every((a) => a.status !== "failed")
   )
   failed += brokenFiles.length
+  const guards = checkGuards(root, tiers, report)
+  console.log("\n== guarded suites against the machine tier")
+  for (const line of guards.lines) console.log(line)
+  for (const line of describeTiers(tiers)) console.log(line)
+  if (guards.missed.length > 0) {
+    console.log(`${guards.missed.length} guarded suites did not run on a machine that offers their tier`)
+    failed += guards.missed.length
+  }
 } else {
   failed += 1
 }

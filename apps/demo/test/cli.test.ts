@@ -212,10 +212,12 @@ describe("toolcap call --text and --profile", () => {
 
 describe("the answer is one whole JSON line for a slow Python reader", () => {
   /**
-   * Runs per case (exit 0, exit 2 after a timeout, SIGTERM abort): 6 in the default suite, 20 in the
-   * long mode (TOOLCAP_LONG_TESTS=1); TOOLCAP_PIPE_RUNS overrides.
+   * Runs per case (exit 0, exit 2 after a timeout, SIGTERM abort): 3 in the default suite (each run
+   * is a CLI start and, for two cases, a 1 s timeout or abort: 6 per case took 48 s of a loaded
+   * suite), 20 in the long mode (TOOLCAP_LONG_TESTS=1), which `pnpm bench` runs; TOOLCAP_PIPE_RUNS
+   * overrides.
    */
-  const runs = Number(process.env["TOOLCAP_PIPE_RUNS"] ?? (isLong() ? "20" : "6"))
+  const runs = Number(process.env["TOOLCAP_PIPE_RUNS"] ?? (isLong() ? "20" : "3"))
 
   it(`subprocess with captured stdout parses ${runs} of ${runs} answers for exit 0, exit 2 and SIGTERM`, async () => {
     const reader = fileURLToPath(new URL("./fixtures/pipe_reader.py", import.meta.url))

@@ -743,20 +743,33 @@ describe("Bash: timeout, abort and interruption stop the whole tree", () => {
   )
 })
 
+/** The `sleep 100.33` processes themselves (not the shells whose command line names them). */
+const sleeps = () => processesNamed("sleep 100.33").filter((live) => live.cmdline === "sleep 100.33")
+
 describe("Bash: the end of a command", () => {
   // a fractional duration no other test uses, so a concurrent test's sleep cannot be mistaken for it
   it.scopedLive("(sleep 100.33 &); echo hi returns after the drain grace and leaves no sleep behind", () =>
     Effect.gen(function* () {
       const env = yield* testEnv() // the default grace periods
-      const recorded = yield* runRecorded({ command: "(sleep 100.33 &); echo hi" }).pipe(
-        Effect.provide(env.layer)
+      const call = yield* runRecorded({ command: "(sleep 100.33 &); echo hi" }).pipe(
+        Effect.provide(env.layer),
+        Effect.fork
       )
-      const result = getResult(recorded)
+      // the leftover holds the pipes for the whole drain grace: seen here by its host pid
+      let leftover = sleeps()
+      while (leftover.length === 0) {
+        yield* Effect.sleep("5 millis")
+        leftover = sleeps()
+      }
+      const result = getResult(yield* Fiber.join(call))
       assert.strictEqual(result.stdout, "hi\n")
       assert.strictEqual(result.exitCode, 0)
-      assert.strictEqual(result.killedPids.length, 1)
+      // the call waited out the drain grace, then stopped exactly the leftover holding the pipes
       assert.isAtLeast(result.durationMs, Budgets.defaults.bashDrainGraceMs)
-      assert.isBelow(result.durationMs, 100_000)
+      assert.deepStrictEqual(
+        result.killedPids,
+        leftover.map((live) => live.pid)
+      )
       assert.include(result.output, "ended 1 process(es) still running after the command exited")
       assert.deepStrictEqual(processesNamed("sleep 100.33"), [])
       assert.deepStrictEqual(leftoversOfThisWorker(), [])
