@@ -1,9 +1,8 @@
 /**
  * The result budget applied to a digest (rules G7, G10): when the items do not fit, must-keep lines
  * are chosen first (the last lines of a failed command, the first error of each code, then the
- * others in order), then the
- * head and the tail of the rest share what is left by the stream's head share; whatever is not
- * chosen merges into the gap markers around it, counted as `budget` (must-keep ones also in
+ * others in order), then the head and the tail of the rest share what is left by the stream's
+ * head share; whatever is not chosen merges into the gap markers around it, counted as `budget` (must-keep ones also in
  * `mustKeep`). Markers cost bytes too, so the choice is repeated with less room until it fits.
  */
 import * as Notice from "../Notice.js"
