@@ -277,35 +277,6 @@ describe("recognisers on real output", () => {
       })
   )
 
-  it.scoped.skipIf(missing("gcc"))(
-    "gcc going on past an error: the markers between the folded warnings give way before the error does",
-    () =>
-      Effect.gen(function* () {
-        const dir = yield* tempDir
-        // 40 files of 60 unused variables each (one `In function` line and one warning per
-        // variable); the one error in the middle file
-        const files: Record<string, string> = {}
-        for (let f = 0; f < 40; f++) {
-          files[`unit${String(f).padStart(2, "0")}.c`] = Array.from(
-            { length: 60 },
-            (_, g) =>
-              `int unit${f}_${g}(int x) {\n  int unused_${g} = x;\n  return ${f === 20 && g === 30 ? "x + missing_rate" : "x"};\n}\n`
-          ).join("")
-        }
-        write(dir, files)
-        const { status, text } = run(
-          `(status=0; for f in *.c; do gcc -Wall -c "$f" -o /dev/null || status=1; done; exit $status)`,
-          dir
-        )
-        assert.strictEqual(status, 1)
-        // the compact stderr budget: the 2,400 kept `In function` lines cannot all fit
-        const stderr = { maxBytes: 10 * 1024, maxLines: 250, headShare: 0.2 }
-        const { lines, outcome } = digest(text, status, stderr)
-        assert.isTrue(includesLine(lines, /error: .missing_rate. undeclared/))
-        assert.strictEqual(outcome.mustKeepOmitted, 0)
-      })
-  )
-
   it.scoped.skipIf(missing("git"))(
     "git: clone progress folded; a log's merge commit and HEAD kept; every hunk header of a diff kept",
     () =>

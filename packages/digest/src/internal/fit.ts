@@ -1,5 +1,5 @@
 /**
- * The result budget applied to a digest (rules G7, G10, G11): when the items do not fit, must-keep lines
+ * The result budget applied to a digest (rules G7, G10): when the items do not fit, must-keep lines
  * are chosen first (the last lines of a failed command, the first error of each code, then the
  * others in order), then the head and the tail of the rest share what is left by the stream's
  * head share; whatever is not chosen merges into the gap markers around it, counted as `budget` (must-keep ones also in
@@ -90,13 +90,7 @@ const mustOrder = (items: ReadonlyArray<Item>): Array<number> => {
   return [...summary, ...tail, ...firsts, ...rest]
 }
 
-const choose = (
-  items: ReadonlyArray<Item>,
-  roomBytes: number,
-  roomLines: number,
-  headShare: number,
-  fillCut: { readonly bytes: number; readonly lines: number }
-) => {
+const choose = (items: ReadonlyArray<Item>, roomBytes: number, roomLines: number, headShare: number) => {
   const chosen = new Set<number>()
   let bytes = 0
   let count = 0
@@ -108,9 +102,8 @@ const choose = (
       count++
     }
   }
-  // what the markers of the last attempt cost comes out of the head and tail, not the must-keep lines
-  const leftBytes = Math.max(0, roomBytes - bytes - fillCut.bytes)
-  const leftLines = Math.max(0, roomLines - count - fillCut.lines)
+  const leftBytes = roomBytes - bytes
+  const leftLines = roomLines - count
   const headBytes = headShare >= 1 ? leftBytes : headShare <= 0 ? 0 : Math.floor(leftBytes * headShare)
   const headLines = headShare >= 1 ? leftLines : headShare <= 0 ? 0 : Math.floor(leftLines * headShare)
   const fill = (from: number, step: 1 | -1, maxBytes: number, maxLines: number) => {
@@ -155,24 +148,13 @@ export const fit = (
   let roomBytes = maxBytes
   let roomLines = maxLines
   let shown = whole
-  let fillCut = { bytes: 0, lines: 0 }
   for (let attempt = 0; attempt < FIT_ATTEMPTS; attempt++) {
-    const chosen = choose(items, roomBytes, roomLines, budget.headShare, fillCut)
+    const chosen = choose(items, roomBytes, roomLines, budget.headShare)
     shown = collapse(items, (index) => chosen.has(index))
     const got = measure(shown)
     if (got.bytes <= maxBytes && got.lines <= maxLines) return { shown, cut: true }
-    const overBytes = Math.max(0, got.bytes - maxBytes)
-    const overLines = Math.max(0, got.lines - maxLines)
-    // the head and the tail give way first; the must-keep room shrinks only once they are empty
-    if (fillCut.bytes < roomBytes || fillCut.lines < roomLines)
-      fillCut = {
-        bytes: fillCut.bytes + overBytes + (overBytes > 0 ? 1 : 0),
-        lines: fillCut.lines + overLines
-      }
-    else {
-      roomBytes = Math.max(0, roomBytes - overBytes - 1)
-      roomLines = Math.max(0, roomLines - overLines)
-    }
+    roomBytes = Math.max(0, roomBytes - (got.bytes - maxBytes) - 1)
+    roomLines = Math.max(0, roomLines - (got.lines - maxLines))
   }
   // nothing but markers fits: one gap for everything
   return { shown: collapse(items, () => false), cut: true }
