@@ -1,5 +1,5 @@
 /**
- * The digest of a command's rendered output (rules G1–G9): fed one rendered line at a time, it
+ * The digest of a command's rendered output (rules G1–G10): fed one rendered line at a time, it
  * folds runs of near-repeated lines (first and last kept), passing tests, progress frames and
  * repeats of one warning code, never drops a must-keep line without counting it, holds memory
  * within the capture budgets, and at the end fits what it shows to the result budget with

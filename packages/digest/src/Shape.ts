@@ -98,6 +98,25 @@ const PROGRESS =
 const WARNING = /\bwarning\b.*?(?:\[(-W[\w-]+)\]|\s{2,}(@?[\w-]+(?:\/[\w-]+)*)\s*$|\b([A-Z]{2,}\d{3,})\b)/i
 
 /**
+ * The code of an error diagnostic: tsc's `error TS2322`, rustc's `error[E0308]`, gcc/clang's
+ * `[-Werror=…]`, a linter's `error  rule-id` at the end of the line; none for an error line
+ * without one. Repeats of one code are usually one mistake made many times, a new code a new one.
+ */
+const ERROR_CODE =
+  /\berror\b(?:\[([A-Z]+\d{3,})\]|:?\s+([A-Z]{1,4}\d{3,6})\b|.*?\[(-Werror[\w=-]*)\]|.*\s{2,}(@?[\w-]+(?:\/[\w-]+)+|[a-z][\w-]*-[\w-]+)\s*$)/
+
+/**
+ * The diagnostic code an error line names, if any (see `ERROR_CODE`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const errorCode = (line: string): string | undefined => {
+  const match = ERROR_CODE.exec(line)
+  return match === null ? undefined : (match[1] ?? match[2] ?? match[3] ?? match[4])
+}
+
+/**
  * Judges lines in order. `ahead(n)` gives the rendered line `n` places after the one being judged
  * (the digest holds a short window of lines it has not judged yet), or undefined past the end.
  *
@@ -193,7 +212,16 @@ export const make = (lookahead: number): Recogniser => {
     }
     if (stackLeft > 0) {
       // a whitespace-only line inside a stack or excerpt continues it; an empty one ends it
-      if ((blank && line.length > 0) || (!blank && (STACK_LINE.test(line) || /^\d+ /.test(line)))) {
+      // tsc --pretty puts one empty line between an error and its numbered source excerpt
+      const excerptNext =
+        line.length === 0 &&
+        stackLeft === STACK_MAX_LINES &&
+        /^\d+ /.test(ahead(1)?.replace(TASK_PREFIX, "") ?? "")
+      if (
+        excerptNext ||
+        (blank && line.length > 0) ||
+        (!blank && (STACK_LINE.test(line) || /^\d+ /.test(line)))
+      ) {
         stackLeft--
         return verdicts.stack
       }

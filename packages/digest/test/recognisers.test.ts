@@ -65,6 +65,9 @@ const digest = (text: string, status: number | null, budget = compact) => {
   return { outcome, lines, text: outcome.render({ bytes: text.length, lines: 0 }) }
 }
 
+/** Two real tsc runs take 20–40 s on a loaded 2-core machine; the default 30 s is too tight. */
+const TSC_TIMEOUT_MS = 120_000
+
 const includesLine = (lines: ReadonlyArray<string>, pattern: RegExp): boolean =>
   lines.some((l) => pattern.test(l))
 
@@ -199,7 +202,53 @@ describe("recognisers on real output", () => {
           if (pretty) assert.isTrue(includesLine(lines, /^Found 120 errors/))
           assert.isFalse(includesLine(lines, /No errors|\b0 errors/))
         }
-      })
+      }),
+    // two real tsc runs: slow on a loaded machine, not a measure of the digest
+    TSC_TIMEOUT_MS
+  )
+
+  it.scoped.skipIf(missing("node"))(
+    "tsc: a flood of one code does not crowd out the first error of another code, kept with its excerpt",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        // 300 unused locals (TS6133) and, at 70% of the files, one type error (TS2322)
+        const files: Record<string, string> = {}
+        for (let f = 0; f < 60; f++) {
+          const body = Array.from({ length: 5 }, (_, u) => `  const unused${u} = ${f * 10 + u}`).join("\n")
+          const defect = f === 42 ? `  const port: number = "80${f}"\n  return port\n` : "  return 0\n"
+          files[`src/m${String(f).padStart(3, "0")}.ts`] =
+            `export function run${f}(): number {\n${body}\n${defect}}\n`
+        }
+        write(dir, files)
+        const tsc = path.join(path.dirname(require.resolve("typescript/package.json")), "bin", "tsc")
+        for (const pretty of [false, true]) {
+          const { status, text } = run(
+            `node ${tsc} --noEmit --noUnusedLocals --strict --pretty ${pretty} src/*.ts`,
+            dir
+          )
+          assert.strictEqual(status, 2)
+          const rendered = shown(text).split("\n")
+          assert.strictEqual(rendered.filter((l) => /error TS6133/.test(l)).length, 300)
+          const at = rendered.findIndex((l) => /error TS2322/.test(l))
+          assert.isTrue(at > rendered.length / 2)
+          // a budget that holds a fraction of the flood: in order, the other code would be cut
+          const tight = { maxBytes: 6 * 1024, maxLines: 200, headShare: 0.5 }
+          const { lines, outcome } = digest(text, status, tight)
+          assert.isTrue(outcome.mustKeepOmitted > 0)
+          assert.isTrue(includesLine(lines, /error TS2322/))
+          assert.isTrue(includesLine(lines, /error TS6133/))
+          // --pretty's source excerpt under the error goes with it
+          if (pretty) {
+            const shownAt = lines.findIndex((l) => /error TS2322/.test(l))
+            assert.isTrue(
+              lines.slice(shownAt + 1, shownAt + 4).some((l) => l.includes(`const port: number = "8042"`))
+            )
+          }
+        }
+      }),
+    // two real tsc runs: slow on a loaded machine, not a measure of the digest
+    TSC_TIMEOUT_MS
   )
 
   it.scoped.skipIf(missing("gcc"))(

@@ -1,12 +1,12 @@
 /**
- * The result budget applied to a digest (rules G7): when the items do not fit, must-keep lines
- * are chosen first (the last lines of a failed command, then the others in order), then the
- * head and the tail of the rest share what is left by the stream's head share; whatever is not
- * chosen merges into the gap markers around it, counted as `budget` (must-keep ones also in
+ * The result budget applied to a digest (rules G7, G10): when the items do not fit, must-keep lines
+ * are chosen first (the last lines of a failed command, the first error of each code, then the
+ * others in order), then the head and the tail of the rest share what is left by the stream's
+ * head share; whatever is not chosen merges into the gap markers around it, counted as `budget` (must-keep ones also in
  * `mustKeep`). Markers cost bytes too, so the choice is repeated with less room until it fits.
  */
 import * as Notice from "../Notice.js"
-import { isMustKeep } from "../Shape.js"
+import { errorCode, isMustKeep } from "../Shape.js"
 import type { Gap, Item, Line } from "./retain.js"
 import { addLine, emptyGap, isGap, mergeGap } from "./retain.js"
 
@@ -64,17 +64,30 @@ export const measure = (shown: Shown): { bytes: number; lines: number } => {
 
 /**
  * The order must-keep lines are chosen in: the runner's own summary lines, a failed command's
- * last lines, then the others (errors and their stacks, headers) in order.
+ * last lines, the first error of each diagnostic code with the stack or source excerpt that
+ * follows it (a flood of one code, 2,000 unused variables, must not crowd out the one type error
+ * that has another), then the others (errors and their stacks, headers) in order.
  */
 const mustOrder = (items: ReadonlyArray<Item>): Array<number> => {
   const summary: Array<number> = []
   const tail: Array<number> = []
+  const firsts: Array<number> = []
   const rest: Array<number> = []
+  const codes = new Set<string>()
+  // inside the stack of an error that opened a new code: its lines go with it
+  let withFirst = false
   items.forEach((item, index) => {
     if (isGap(item) || item.folded !== undefined || !isMustKeep(item.kind)) return
-    ;(item.kind === "summary" ? summary : item.kind === "tail" ? tail : rest).push(index)
+    if (item.kind === "error") {
+      const code = errorCode(item.text)
+      withFirst = code !== undefined && !codes.has(code)
+      if (withFirst) codes.add(code!)
+    } else if (item.kind !== "stack") withFirst = false
+    if (item.kind === "summary") summary.push(index)
+    else if (item.kind === "tail") tail.push(index)
+    else (withFirst ? firsts : rest).push(index)
   })
-  return [...summary, ...tail, ...rest]
+  return [...summary, ...tail, ...firsts, ...rest]
 }
 
 const choose = (items: ReadonlyArray<Item>, roomBytes: number, roomLines: number, headShare: number) => {
