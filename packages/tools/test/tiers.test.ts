@@ -2,6 +2,7 @@
 // where the machine offers its tier fails the run, and the runner's own detection agrees with the
 // probes the guarded suites use, so neither can drift into passing without proving.
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -56,7 +57,7 @@ describe("the runner's tier check", () => {
   it("the runner detects the cgroup parent, the launcher and Landlock scopes as the guarded suites do", () => {
     const tiers = detectTiers(root)
     assert.strictEqual(tiers["cgroup2 parent"], cgroupParent() !== undefined)
-    assert.strictEqual(tiers["launcher"], fs.existsSync(Confinement.launcherPath))
+    assert.strictEqual(tiers["launcher"], fs.existsSync(Effect.runSync(Confinement.launcherPath)))
     assert.strictEqual(tiers["landlock scopes"], scopesOffered())
   })
 })
