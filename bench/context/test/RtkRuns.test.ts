@@ -13,13 +13,19 @@ import type { RawOutput } from "../src/Text.js"
 /** Four pytest runs on a loaded 2-core machine take seconds, not minutes. */
 const PYTEST_TIMEOUT_MS = 180_000
 
+/**
+ * The runner's environment without its colour switches: `pnpm test` sets FORCE_COLOR (to 0 in CI),
+ * and pytest colours its output whenever FORCE_COLOR is set at all, whatever its value.
+ */
+const { FORCE_COLOR: _force, NO_COLOR: _no, PY_COLORS: _py, ...plainEnv } = process.env
+
 const sh = (cwd: string, line: string): RawOutput => {
   const done = spawnSync("bash", ["-c", line], {
     cwd,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     env: {
-      ...process.env,
+      ...plainEnv,
       GIT_AUTHOR_NAME: "T",
       GIT_AUTHOR_EMAIL: "t@t.invalid",
       GIT_COMMITTER_NAME: "T",
