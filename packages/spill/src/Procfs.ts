@@ -95,6 +95,27 @@ export const readProcess = (pid: number): ProcessInfo | undefined => {
 export const startTimeOf = (pid: number): string | undefined => readProcess(pid)?.startTime
 
 /**
+ * The clock ticks since boot now, one tick early (`/proc/uptime` in the unit of a process's start
+ * time: USER_HZ, 100 on Linux for every architecture's /proc ABI), or undefined without /proc. A
+ * floor for the start time of anything forked after it is read: the stand-in for a launched
+ * process's own start time when that process is already gone by the time it could be read.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ticksNowFloor = (): string | undefined => {
+  try {
+    const seconds = Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0])
+    return Number.isFinite(seconds) ? String(Math.max(0, Math.floor(seconds * USER_HZ) - 1)) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The unit of a process's start time in /proc (USER_HZ): fixed at 100 by the Linux /proc ABI. */
+const USER_HZ = 100
+
+/**
  * Whether a process that had `startTime` still runs: same pid, same start time, not a zombie.
  * Without /proc (or without a recorded start time) only the pid is checked.
  *

@@ -67,6 +67,22 @@ describe.runIf(linux)("Procfs on this machine", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolcap-procfs-"))
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
+  it("ticksNowFloor is in start-time units: at most the start of a child forked after it, in the same unit", async () => {
+    for (let round = 0; round < 5; round++) {
+      const floor = Number(Procfs.ticksNowFloor())
+      const child = spawn("sleep", ["30"], { stdio: "ignore" })
+      try {
+        const started = Number(Procfs.startTimeOf(child.pid!))
+        assert.isAtMost(floor, started)
+        // the same unit, not milliseconds (floor above it) nor seconds (thousands of ticks below it)
+        assert.isAtMost(started - floor, 1000)
+      } finally {
+        child.kill("SIGKILL")
+        await once(child, "exit")
+      }
+    }
+  })
+
   it("reads a live child (parent, start time, listed) and sees it gone once reaped", async () => {
     const child = spawn("sleep", ["30"], { stdio: "ignore" })
     const pid = child.pid!

@@ -157,6 +157,10 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
             detached: !launched,
             name: command.file
           })
+          // a floor for the start of everything the call forks: the launcher may be gone (the shell
+          // done, the launcher exited) before its own start time can be read under load, and its
+          // orphans must still count as the call's own
+          const launchFloor = Procfs.ticksNowFloor()
           const fields = serve(dir, command, env, call.guards)
           // a call the server lost before it answered may have started: it comes back lost (pid 0),
           // and its cgroup is stopped like any call's when its scope closes
@@ -168,7 +172,7 @@ export const make = (options: Options): Effect.Effect<Tier, never, Scope.Scope> 
                 )
           ).pipe(Effect.tapError(() => Effect.zipRight(removeCgroup(0), Effect.sync(bounds.discard))))
           // to tell the process Node started from a later one with its pid (a server reaps its launcher)
-          const startedAt = Procfs.startTimeOf(started.pid)
+          const startedAt = Procfs.startTimeOf(started.pid) ?? launchFloor
           return {
             ...started,
             containment: call.containment,
